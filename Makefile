@@ -1,0 +1,42 @@
+# The README's commands. Each one sets itself up on a fresh machine: it creates the project-local
+# virtual environment when missing and installs the pinned packages from pyproject.toml first.
+#
+#   make serve      build the site strictly and serve it at http://127.0.0.1:8000
+#   make test       the whole CPU test suite (what CI runs, via .ci/run)
+#   make test-gpu   the GPU lane: every snippet on CUDA, *_cuda.py included; fails without a GPU
+#   make build      build the site strictly into site/
+#   make clean      remove the virtual environment and build outputs
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+
+export NO_MKDOCS_2_WARNING := 1   # Material prints an end-of-life banner on every run otherwise
+
+.PHONY: serve test test-gpu build clean
+
+$(INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
+		{ echo "Python 3.11 is required (the pinned torch wheels are cp311): set PYTHON=/path/to/python3.11"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip==26.3
+	$(BIN)/python -m pip install --quiet --group test
+	touch $@
+
+serve: $(INSTALLED)
+	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
+
+test: $(INSTALLED)
+	@$(BIN)/python tests/browser/chromium.py >/dev/null
+	$(BIN)/ruff check hooks tests snippets
+	$(BIN)/python -m pytest --cov --cov-report=term-missing:skip-covered
+
+test-gpu: $(INSTALLED)
+	$(BIN)/python -m pytest --lane=gpu -m "not browser"
+
+build: $(INSTALLED)
+	$(BIN)/mkdocs build --strict
+
+clean:
+	rm -rf $(VENV) site .cache .coverage .pytest_cache .ruff_cache

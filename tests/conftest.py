@@ -1,0 +1,64 @@
+"""Fixtures shared by the build, bad-input and browser tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.snippet_files import ROOT
+
+SITE_SOURCES = ("mkdocs.yml", "pyproject.toml", "docs", "snippets", "hooks", "tests")
+
+
+@dataclass(frozen=True)
+class Build:
+    returncode: int
+    log: str
+    seconds: float
+    site: Path
+    url: str  # the site_url it was built for
+
+
+def mkdocs_build(project: Path, site: Path, url: str = "http://127.0.0.1:8000/") -> Build:
+    """`mkdocs build --strict` as the README runs it, in a separate process."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url},
+    )
+    return Build(done.returncode, done.stdout + done.stderr, time.perf_counter() - started, site, url)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The whole site, built once per test session from the working tree, for a free local port."""
+    return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
+
+
+@pytest.fixture
+def project_copy(tmp_path: Path) -> Path:
+    """A throwaway copy of the site sources, for tests that break them on purpose."""
+    for name in SITE_SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "site"))
+        else:
+            shutil.copy2(source, tmp_path / name)
+    return tmp_path

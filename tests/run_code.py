@@ -1,0 +1,54 @@
+"""How the tests run a snippet or a page fence: warnings strict, stdout captured for the `# >` check."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import runpy
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+DIST_TIMEOUT_S = 180  # a hung process group fails the test instead of blocking the suite
+
+
+@contextlib.contextmanager
+def current_apis_only() -> Iterator[None]:
+    """A DeprecationWarning or FutureWarning fails the code, unless it asserts the warning itself."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        warnings.simplefilter("error", FutureWarning)
+        yield
+
+
+def run_in_process(path: Path) -> str:
+    """Run a snippet file as `__main__` (its checks included) and return what it printed."""
+    printed = io.StringIO()
+    with current_apis_only(), contextlib.redirect_stdout(printed):
+        runpy.run_path(str(path), run_name="__main__")
+    return printed.getvalue()
+
+
+def exec_in_process(code, namespace: dict) -> str:
+    """Execute compiled page code in `namespace` and return what it printed."""
+    printed = io.StringIO()
+    with current_apis_only(), contextlib.redirect_stdout(printed):
+        exec(code, namespace)
+    return printed.getvalue()
+
+
+def run_in_subprocess(path: Path) -> str:
+    """Run a snippet that starts its own processes; fail on a non-zero exit or a hang."""
+    env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning,error::FutureWarning"}
+    try:
+        done = subprocess.run(
+            [sys.executable, str(path)], capture_output=True, text=True, timeout=DIST_TIMEOUT_S, env=env
+        )
+    except subprocess.TimeoutExpired as error:
+        raise AssertionError(f"{path}: still running after {DIST_TIMEOUT_S} s (a hung process group?)") from error
+    if done.returncode != 0:
+        raise AssertionError(f"{path}: exited with {done.returncode}\n{done.stdout}\n{done.stderr}")
+    return done.stdout

@@ -1,0 +1,136 @@
+"""The snippet contract (docs/conventions.md), rule by rule. Each failure names file and line and the fix."""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from code_from_snippets import find_problems
+from page_fences import find_fences
+from snippet_markup import parse_include, read_sections
+
+from tests.snippet_files import DOCS, ROOT, all_pages, all_snippets, repo_relative
+
+PAGES = all_pages()
+SNIPPETS = all_snippets()
+ASSERTING_CALLS = {"raises", "warns", "assert_close", "gradcheck", "gradgradcheck", "opcheck", "check_output"}
+BANNED_IN_SHOWN_CODE = {"# noqa": "a lint escape", "# type: ignore": "a type escape", "breakpoint()": "a debugger stop"}
+PANELS = ("What a strong answer covers", "Where people lose the point")
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def page_uri(page: Path) -> str:
+    return page.relative_to(DOCS).as_posix()
+
+
+@cache
+def shown_sections() -> dict[str, set[str]]:
+    """snippet path -> the sections some page includes."""
+    shown: dict[str, set[str]] = {}
+    for page in PAGES:
+        for fence in find_fences(read(page)):
+            for _, line in fence.body:
+                include = parse_include(line)
+                if include and include.section:
+                    shown.setdefault(include.path, set()).add(include.section)
+    return shown
+
+
+@pytest.mark.parametrize("page", PAGES, ids=repo_relative)
+def test_page_code_comes_only_from_its_snippet_folder(page: Path) -> None:
+    def read_snippet(path: str) -> str | None:
+        file = ROOT / path
+        return read(file) if file.is_file() else None
+
+    problems = find_problems(read(page), page_uri(page), read_snippet)
+    assert not problems, "\n".join(f"{repo_relative(page)}:{p.line}: {p.message}" for p in problems)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=repo_relative)
+def test_every_question_has_both_collapsed_panels(page: Path) -> None:
+    text = read(page)
+    headings = [m for m in re.finditer(r"^## (Q\d+\b.*)$", text, re.MULTILINE)]
+    missing = []
+    for index, heading in enumerate(headings):
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
+        body = text[heading.end() : end]
+        line = text.count("\n", 0, heading.start()) + 1
+        for title in PANELS:
+            if not re.search(rf'^\?\?\? \w+ "{title}"$', body, re.MULTILINE):
+                missing.append(f'{repo_relative(page)}:{line}: {heading.group(1)[:40]}… lacks ??? … "{title}"')
+    assert not missing, "\n".join(missing) + "\n(panels are collapsed: `???`, not `???+`)"
+
+
+@pytest.mark.parametrize("path", SNIPPETS, ids=repo_relative)
+def test_section_markers_are_balanced_and_unique(path: Path) -> None:
+    _, problems = read_sections(read(path))
+    assert not problems, "\n".join(f"{repo_relative(path)}:{p.line}: {p.message}" for p in problems)
+
+
+@pytest.mark.parametrize("path", SNIPPETS, ids=repo_relative)
+def test_every_snippet_and_section_is_shown_on_a_page(path: Path) -> None:
+    sections, _ = read_sections(read(path))
+    shown = shown_sections().get(repo_relative(path), set())
+    assert sections, f"{repo_relative(path)}:1: no `# --8<-- [start:NAME]` section: nothing of it can be shown"
+    orphans = [
+        f"{repo_relative(path)}:{s.first_line - 1}: section '{s.name}'"
+        for s in sections.values()
+        if s.name not in shown
+    ]
+    assert not orphans, (
+        "\n".join(orphans) + f"\nis not included by any page: include it from docs/{_page_for(path)} or delete it"
+    )
+
+
+@pytest.mark.parametrize("path", SNIPPETS, ids=repo_relative)
+def test_snippet_checks_its_claims_outside_the_shown_code(path: Path) -> None:
+    text = read(path)
+    sections, _ = read_sections(text)
+    shown = {n for s in sections.values() for n in range(s.first_line, s.last_line + 1)}
+    checks = [node for node in ast.walk(ast.parse(text)) if _asserts(node) and node.lineno not in shown]
+    assert checks, (
+        f"{repo_relative(path)}: asserts nothing. Add hidden checks after the sections (assert, pytest.raises, "
+        "pytest.warns, torch.testing.assert_close, gradcheck) that prove what the page claims."
+    )
+
+
+@pytest.mark.parametrize("path", SNIPPETS, ids=repo_relative)
+def test_shown_code_is_clean_and_the_file_says_what_it_proves(path: Path) -> None:
+    text = read(path)
+    assert ast.get_docstring(ast.parse(text)), f"{repo_relative(path)}:1: start with a one-line docstring"
+    assert re.fullmatch(r"[a-z][a-z0-9_]*\.py", path.name), f"{repo_relative(path)}: snippet names are snake_case"
+    sections, _ = read_sections(text)
+    lines = text.split("\n")
+    found = [
+        f"{repo_relative(path)}:{n}: {why} (`{token}`) in shown code"
+        for s in sections.values()
+        for n in range(s.first_line, s.last_line + 1)
+        for token, why in BANNED_IN_SHOWN_CODE.items()
+        if token in lines[n - 1]
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=repo_relative)
+def test_page_names_are_kebab_case(page: Path) -> None:
+    for part in page.relative_to(DOCS).with_suffix("").parts:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", part), f"{repo_relative(page)}: page paths are kebab-case"
+
+
+def _asserts(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, ast.Call):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        return name in ASSERTING_CALLS or name.startswith("assert_")
+    return False
+
+
+def _page_for(snippet: Path) -> str:
+    return snippet.parent.relative_to(ROOT / "snippets").as_posix() + ".md"

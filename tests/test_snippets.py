@@ -1,0 +1,22 @@
+"""The one generic runner: every file under snippets/ runs, its checks pass and it prints its `# >` lines.
+
+Test ids are the snippet paths: `pytest -k view_vs_reshape` runs one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.expected_output import check_output
+from tests.run_code import run_in_process, run_in_subprocess
+from tests.snippet_files import all_snippets, needs_gpu, repo_relative, starts_processes
+
+
+@pytest.mark.parametrize("path", all_snippets(), ids=repo_relative)
+def test_snippet(path: Path, lane: str) -> None:
+    if needs_gpu(path) and lane != "gpu":
+        pytest.skip("needs a CUDA GPU: runs on the GPU lane (make test-gpu)")
+    printed = run_in_subprocess(path) if starts_processes(path) else run_in_process(path)
+    check_output(path.read_text(encoding="utf-8"), printed, where=repo_relative(path))
