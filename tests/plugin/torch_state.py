@@ -59,7 +59,8 @@ def fresh_torch_state(seed: int = SEED) -> Iterator[None]:
 
         dtype, device, grad, threads, deterministic, warn_only, anomaly, warn_always, precision, printopts = saved_torch
         torch.set_default_dtype(dtype)
-        torch.set_default_device(device)
+        if torch.get_default_device() != device:  # setting it always would install a slow device mode
+            torch.set_default_device(None if device.type == "cpu" else device)
         torch.set_grad_enabled(grad)
         torch.set_num_threads(threads)
         torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
