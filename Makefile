@@ -30,10 +30,10 @@ serve: $(INSTALLED)
 test: $(INSTALLED)
 	@$(BIN)/python tests/browser/chromium.py >/dev/null
 	$(BIN)/ruff check hooks tests snippets
-	$(BIN)/python -m pytest --cov --cov-report=term-missing:skip-covered
+	$(BIN)/python -m pytest --cov --cov-report=term-missing:skip-covered --verification-report=.cache/verification/cpu.json
 
 test-gpu: $(INSTALLED)
-	$(BIN)/python -m pytest --lane=gpu -m "not browser"
+	$(BIN)/python -m pytest --lane=gpu -m "not browser" --verification-report=.cache/verification/gpu.json
 
 build: $(INSTALLED)
 	$(BIN)/mkdocs build --strict

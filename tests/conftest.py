@@ -27,15 +27,19 @@ class Build:
     url: str  # the site_url it was built for
 
 
-def mkdocs_build(project: Path, site: Path, url: str = "http://127.0.0.1:8000/") -> Build:
-    """`mkdocs build --strict` as the README runs it, in a separate process."""
+def mkdocs_build(project: Path, site: Path, url: str = "http://127.0.0.1:8000/", reports: Path | None = None) -> Build:
+    """`mkdocs build --strict` as the README runs it, in a separate process, given these verification
+    reports (none by default: tests must not depend on reports a previous local run left behind)."""
+    if reports is None:
+        reports = site.parent / f"{site.name}-no-reports"
+        reports.mkdir(exist_ok=True)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
         cwd=project,
         capture_output=True,
         text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url},
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url, "VERIFICATION_REPORTS": str(reports)},
     )
     return Build(done.returncode, done.stdout + done.stderr, time.perf_counter() - started, site, url)
 

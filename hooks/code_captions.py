@@ -1,0 +1,112 @@
+"""Hook: under every included code block, what verified it and where its source lives.
+
+    ✓ CPU · torch 2.14.1   ✓ CUDA · NVIDIA H100 · torch 2.11.0   snippets/tensors/anatomy/strides.py
+
+In a build given no test report, the caption says "not verified in this build" instead: never a tick
+that no test run earned. Under each page's title, one line sums up what verified the page.
+The functions that edit Markdown are pure and unit-tested; `on_config`/`on_page_markdown` feed them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from page_fences import find_fences
+from snippet_markup import Include, parse_include, read_sections
+from verification_reports import Report, Run, parse_report, runs_verifying
+
+REPORTS_ENV = "VERIFICATION_REPORTS"  # a folder of *.json reports; default: .cache/verification
+UNVERIFIED = "not verified in this build"
+
+
+def add_captions(markdown: str, caption_for: Callable[[list[Include]], str]) -> str:
+    """Insert `caption_for(includes)` after each fence whose body is snippet includes."""
+    captions: dict[int, str] = {}  # closing line number -> caption paragraph
+    for fence in find_fences(markdown):
+        includes = [include for _, text in fence.body if (include := parse_include(text))]
+        if includes and fence.closing_line is not None:
+            captions[fence.closing_line] = f"\n{fence.indent}{caption_for(includes)}\n{fence.indent}{{ .snippet-source }}\n"
+    out = []
+    for number, line in enumerate(markdown.split("\n"), start=1):
+        out.append(line)
+        if number in captions:
+            out.append(captions[number])
+    return "\n".join(out)
+
+
+def common_runs(includes: list[Include], runs_for: Callable[[Include], list[Run]]) -> list[Run]:
+    """The runs that verified every one of these includes."""
+    return [run for run in runs_for(includes[0]) if all(run in runs_for(include) for include in includes[1:])]
+
+
+def caption(includes: list[Include], runs: list[Run], url_for: Callable[[Include], str]) -> str:
+    """Badges for the runs that verified the block, then links to its sources."""
+    badges = " ".join(_badge(run) for run in runs) or f'<span class="verified verified--none">{UNVERIFIED}</span>'
+    links = " · ".join(f'[`{i.path}`]({url_for(i)} "The source of this example, with its checks")' for i in includes)
+    return f"{badges} {links}"
+
+
+def page_status(verified: dict[Run, int], total: int) -> str:
+    """One line for the top of a page with `total` code blocks, `verified[run]` of them verified by `run`."""
+    if not verified:
+        return (
+            '<p class="verification-status verification-status--none">Unverified build: no test report was '
+            "given to this build, so nothing here claims to have run. The published site shows what verified "
+            "each example.</p>"
+        )
+    parts = [f"{_badge(run)} {count} of {total} code blocks ({run.date})" for run, count in verified.items()]
+    return '<p class="verification-status">Verified: ' + " · ".join(parts) + "</p>"
+
+
+def add_page_status(markdown: str, status: str) -> str:
+    """Put `status` right under the page's first `# ` heading (or first, if it has none)."""
+    lines = markdown.split("\n")
+    heading = next((n for n, line in enumerate(lines) if line.startswith("# ")), -1)
+    return "\n".join([*lines[: heading + 1], "", status, "", *lines[heading + 1 :]])
+
+
+def _badge(run: Run) -> str:
+    return f'<span class="verified verified--{run.lane}" title="Passed on {run.date}">✓ {run.label}</span>'
+
+
+# ---- MkDocs events -------------------------------------------------------------------------------
+_reports: list[Report] = []
+
+
+def on_config(config, **kwargs):
+    folder = Path(os.environ.get(REPORTS_ENV) or Path(config.config_file_path).parent / ".cache" / "verification")
+    _reports[:] = [parse_report(path.read_text(encoding="utf-8"), str(path)) for path in sorted(folder.glob("*.json"))]
+    return config
+
+
+def on_page_markdown(markdown, page, config, **kwargs):
+    root = Path(config.config_file_path).parent
+    source = config.extra["source"]
+    base = f"{source['repository'].rstrip('/')}/blob/{source['branch']}"
+
+    def text_of(include: Include) -> str:
+        file = root / include.path
+        return file.read_text(encoding="utf-8") if file.is_file() else ""
+
+    def url_for(include: Include) -> str:
+        section = read_sections(text_of(include))[0].get(include.section)
+        return f"{base}/{include.path}" + (f"#L{section.first_line}-L{section.last_line}" if section else "")
+
+    def runs_for(include: Include) -> list[Run]:
+        return runs_verifying(_reports, include.path, text_of(include))
+
+    blocks = 0
+    verified: dict[Run, int] = {}
+
+    def caption_for(includes: list[Include]) -> str:
+        nonlocal blocks
+        blocks += 1
+        runs = common_runs(includes, runs_for)
+        for run in runs:
+            verified[run] = verified.get(run, 0) + 1
+        return caption(includes, runs, url_for)
+
+    markdown = add_captions(markdown, caption_for)
+    return add_page_status(markdown, page_status(verified, blocks)) if blocks else markdown

@@ -1,0 +1,52 @@
+from code_captions import UNVERIFIED, add_captions, add_page_status, caption, common_runs, page_status
+from snippet_markup import Include
+from verification_reports import Run
+
+CPU = Run("cpu", "2.14.1", "CPU", "2026-11-30")
+GPU = Run("gpu", "2.11.0", "NVIDIA H100 80GB HBM3", "2026-11-29")
+
+
+def url_for(include):
+    return f"https://example.test/{include.path}#{include.section}"
+
+
+def test_a_caption_follows_each_included_fence_at_its_indentation():
+    page = '??? success "Panel"\n    ```python\n    --8<-- "snippets/a/b/c.py:demo"\n    ```\nafter\n'
+    out = add_captions(page, lambda includes: f"CAPTION {includes[0].path}").split("\n")
+    assert out[:4] == page.split("\n")[:4]
+    assert out[4:8] == ["", "    CAPTION snippets/a/b/c.py", "    { .snippet-source }", ""]
+    assert out[-2:] == ["after", ""]
+
+
+def test_fences_without_includes_get_no_caption():
+    page = "```text\nplain\n```\n"
+    assert add_captions(page, lambda includes: "CAPTION") == page
+
+
+def test_a_verified_block_shows_each_run_and_links_its_source():
+    include = Include("snippets/a/b/c.py", "demo", False)
+    text = caption([include], [CPU, GPU], url_for)
+    assert '<span class="verified verified--cpu" title="Passed on 2026-11-30">✓ CPU · torch 2.14.1</span>' in text
+    assert "✓ CUDA · NVIDIA H100 80GB HBM3 · torch 2.11.0" in text
+    assert '[`snippets/a/b/c.py`](https://example.test/snippets/a/b/c.py#demo "' in text
+
+
+def test_an_unverified_block_says_so_and_shows_no_tick():
+    text = caption([Include("snippets/a/b/c.py", "demo", False)], [], url_for)
+    assert UNVERIFIED in text and "✓" not in text
+
+
+def test_a_block_of_several_includes_counts_only_runs_that_verified_all_of_them():
+    a, b = Include("snippets/a.py", "x", False), Include("snippets/b.py", "y", False)
+    runs = {a: [CPU, GPU], b: [CPU]}
+    assert common_runs([a, b], runs.get) == [CPU]
+
+
+def test_the_page_status_counts_verified_blocks_or_says_the_build_is_unverified():
+    assert "Verified: " in page_status({CPU: 3}, 4) and "3 of 4 code blocks (2026-11-30)" in page_status({CPU: 3}, 4)
+    assert "Unverified build" in page_status({}, 4) and "✓" not in page_status({}, 4)
+
+
+def test_the_page_status_goes_under_the_title():
+    assert add_page_status("intro\n# Title\nbody", "STATUS") == "intro\n# Title\n\nSTATUS\n\nbody"
+    assert add_page_status("body", "STATUS") == "\nSTATUS\n\nbody"

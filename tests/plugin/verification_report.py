@@ -1,0 +1,51 @@
+"""`--verification-report=PATH`: write what this run verified, for the build's "verified on" badges.
+
+One entry per snippet run by tests/test_snippets.py — its outcome on this lane and the sha256 of the
+content that ran — plus the lane, torch version, device and date (hooks/verification_reports.py).
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+from verification_reports import build_report
+
+from tests.snippet_files import repo_relative
+
+_snippet_of: dict[str, Path] = {}  # test node id -> snippet file
+_outcomes: dict[str, str] = {}  # test node id -> passed | failed | skipped
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--verification-report", metavar="PATH", help="write the snippets' outcomes as JSON")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.startswith("tests/test_snippets.py::") and hasattr(item, "callspec"):
+            _snippet_of[item.nodeid] = item.callspec.params["path"]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.nodeid in _snippet_of and _outcomes.get(report.nodeid) != "failed":
+        if report.failed or report.skipped or report.when == "call":
+            _outcomes[report.nodeid] = report.outcome
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    target = session.config.getoption("verification_report")
+    if not target:
+        return
+    import torch
+
+    lane = session.config.getoption("lane")
+    device = torch.cuda.get_device_name(0) if lane == "gpu" else "CPU"
+    outcomes = {
+        repo_relative(path): (_outcomes.get(nodeid, "failed"), path.read_text(encoding="utf-8"))
+        for nodeid, path in _snippet_of.items()
+    }
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text(build_report(lane, torch.__version__.split("+")[0], device, today, outcomes))

@@ -1,0 +1,46 @@
+"""The badges on the built site come from real test reports, and an unreported build shows no tick."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from verification_reports import build_report
+
+from tests.conftest import Build, mkdocs_build
+from tests.snippet_files import ROOT, SNIPPETS, repo_relative
+
+PAGE = Path("tensors") / "anatomy" / "index.html"
+
+
+def test_a_build_without_reports_says_it_is_unverified(built_site: Build) -> None:
+    html = (built_site.site / PAGE).read_text(encoding="utf-8")
+    assert "Unverified build" in html
+    assert "not verified in this build" in html
+    assert "✓" not in html
+
+
+def test_badges_come_from_a_cpu_run_report_and_a_gpu_report(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    done = subprocess.run(  # a real CPU run of this page's snippets writes the CPU report
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_snippets.py",
+         "-k", "tensors/anatomy", f"--verification-report={reports / 'cpu.json'}"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    anatomy = sorted((SNIPPETS / "tensors" / "anatomy").glob("*.py"))
+    (reports / "gpu.json").write_text(  # what the GPU runner's artifact looks like
+        build_report(
+            "gpu", "2.11.0", "NVIDIA H100 80GB HBM3", "2026-11-29", {repo_relative(p): ("passed", p.read_text()) for p in anatomy}
+        )
+    )
+    build = mkdocs_build(ROOT, tmp_path / "site", reports=reports)
+    assert build.returncode == 0, build.log
+    html = (build.site / PAGE).read_text(encoding="utf-8")
+    blocks = html.count('class="snippet-source"')
+    assert html.count("✓ CPU · torch ") == blocks + 1  # every block, plus the page status line
+    assert html.count("✓ CUDA · NVIDIA H100 80GB HBM3 · torch 2.11.0") == blocks + 1
+    assert re.search(rf"✓ CPU · torch [\d.]+</span> {blocks} of {blocks} code blocks", html)
+    assert "not verified in this build" not in html
