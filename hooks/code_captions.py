@@ -27,7 +27,9 @@ def add_captions(markdown: str, caption_for: Callable[[list[Include]], str]) -> 
     for fence in find_fences(markdown):
         includes = [include for _, text in fence.body if (include := parse_include(text))]
         if includes and fence.closing_line is not None:
-            captions[fence.closing_line] = f"\n{fence.indent}{caption_for(includes)}\n{fence.indent}{{ .snippet-source }}\n"
+            captions[fence.closing_line] = (
+                f"\n{fence.indent}{caption_for(includes)}\n{fence.indent}{{ .snippet-source }}\n"
+            )
     out = []
     for number, line in enumerate(markdown.split("\n"), start=1):
         out.append(line)

@@ -33,7 +33,11 @@ def test_badges_come_from_a_cpu_run_report_and_a_gpu_report(tmp_path: Path) -> N
     anatomy = sorted((SNIPPETS / "tensors" / "anatomy").glob("*.py"))
     (reports / "gpu.json").write_text(  # what the GPU runner's artifact looks like
         build_report(
-            "gpu", "2.11.0", "NVIDIA H100 80GB HBM3", "2026-11-29", {repo_relative(p): ("passed", p.read_text()) for p in anatomy}
+            "gpu",
+            "2.11.0",
+            "NVIDIA H100 80GB HBM3",
+            "2026-11-29",
+            {repo_relative(p): ("passed", p.read_text()) for p in anatomy},
         )
     )
     build = mkdocs_build(ROOT, tmp_path / "site", reports=reports)
