@@ -6,6 +6,7 @@
 #   make test-gpu   the GPU lane: every snippet on CUDA, *_cuda.py included; fails without a GPU
 #   make build      build the site strictly into site/
 #   make clean      remove the virtual environment and build outputs
+#   make new-question PAGE=tensors/anatomy NAME=snake_case Q=7 TITLE="…"   scaffold a question
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -14,7 +15,7 @@ INSTALLED := $(VENV)/.installed
 
 export NO_MKDOCS_2_WARNING := 1   # Material prints an end-of-life banner on every run otherwise
 
-.PHONY: serve test test-gpu build clean
+.PHONY: serve test test-gpu build clean new-question
 
 $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
@@ -40,3 +41,6 @@ build: $(INSTALLED)
 
 clean:
 	rm -rf $(VENV) site .cache .coverage .pytest_cache .ruff_cache
+
+new-question: $(INSTALLED)  ## PAGE=tensors/anatomy NAME=snake_case Q=<number> TITLE="the question"
+	$(BIN)/python tests/tools/new_question.py --page "$(PAGE)" --name "$(NAME)" --number "$(Q)" --title "$(TITLE)"
