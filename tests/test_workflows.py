@@ -56,6 +56,23 @@ def test_zizmor_finds_nothing_offline() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+SCHEMAS = {
+    "vendor.github-workflows": ".github/workflows/*.yml",
+    "vendor.github-issue-forms": ".github/ISSUE_TEMPLATE/*-*.yml",
+    "vendor.github-issue-config": ".github/ISSUE_TEMPLATE/config.yml",
+    "vendor.dependabot": ".github/dependabot.yml",
+}
+
+
+@pytest.mark.parametrize(("schema", "pattern"), SCHEMAS.items(), ids=list(SCHEMAS))
+def test_github_files_match_their_schemas(schema: str, pattern: str) -> None:
+    files = sorted(str(p) for p in ROOT.glob(pattern))
+    assert files, f"nothing matches {pattern}"
+    checker = Path(sys.executable).parent / "check-jsonschema"
+    done = subprocess.run([checker, "--builtin-schema", schema, *files], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 BAD = """
 on: pull_request_target
 permissions: write-all
