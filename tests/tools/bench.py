@@ -1,0 +1,228 @@
+"""`make bench`: where the time and the bytes go, against the project's budgets (not part of `make test`).
+
+Prints one table with PASS/FAIL per budget (issue "Benchmarks"): build time cold and warm and each
+plugin's or hook's share; the snippet suite against its physical floor; per-snippet times; page
+weight; search index size; and the same build on a synthetic copy of the guide at 10x its size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from tests.snippet_files import ROOT, all_snippets, needs_gpu, repo_relative, starts_processes
+
+PY = sys.executable
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+KB, MB = 1024, 1024 * 1024
+
+
+def timed(command: list[str], cwd: Path = ROOT) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=ENV, check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+# ---- build --------------------------------------------------------------------------------------
+def build_times(project: Path, site: Path) -> tuple[float, float]:
+    """Wall time of `mkdocs build --strict` in a fresh process: cold (no caches), then warm."""
+    shutil.rmtree(project / ".cache", ignore_errors=True)
+    shutil.rmtree(site, ignore_errors=True)
+    command = [PY, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)]
+    return timed(command, project), timed(command, project)
+
+
+def build_shares(project: Path, site: Path) -> tuple[float, dict[str, float]]:
+    """Seconds spent in each plugin's and hook's events, and in Markdown rendering, in one build."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.structure.pages import Page
+
+    spent: dict[str, float] = defaultdict(float)
+
+    def timing(origin: str, function):
+        def wrapper(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[origin] += time.perf_counter() - started
+
+        return wrapper
+
+    config = load_config(str(project / "mkdocs.yml"), site_dir=str(site))
+    plugins = config.plugins
+    for event, methods in plugins.events.items():
+        plugins.events[event] = [timing(f"{plugins._event_origins.get(m, '?')}", m) for m in methods]
+    original_render = Page.render
+    Page.render = timing("Markdown rendering (all extensions)", original_render)
+    started = time.perf_counter()
+    try:
+        with contextlib.redirect_stderr(open(os.devnull, "w")):
+            build(config)
+    finally:
+        Page.render = original_render
+    return time.perf_counter() - started, dict(spent)
+
+
+# ---- suite --------------------------------------------------------------------------------------
+def snippet_times() -> dict[str, float]:
+    """Each in-process snippet's own run time, with the runner's state handling, torch already imported."""
+    from tests.plugin.torch_state import fresh_torch_state
+    from tests.run_code import run_in_process, run_in_subprocess
+
+    times = {}
+    with silenced_stderr():
+        for path in all_snippets():
+            if needs_gpu(path):
+                continue
+            with fresh_torch_state():
+                started = time.perf_counter()
+                (run_in_subprocess if starts_processes(path) else run_in_process)(path)
+                times[repo_relative(path)] = time.perf_counter() - started
+    return times
+
+
+@contextlib.contextmanager
+def silenced_stderr():
+    """Snippets' expected warnings and logs go to stderr at the file-descriptor level: keep the table clean."""
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def torch_start() -> float:
+    return statistics.median(timed([PY, "-c", "import torch"]) for _ in range(3))
+
+
+# ---- weight -------------------------------------------------------------------------------------
+def transferred(site: Path, page: str) -> int:
+    """Gzipped bytes of a page and the same-site CSS/JS it loads on arrival."""
+    html_file = site / page
+    html = html_file.read_text(encoding="utf-8")
+    assets = re.findall(r'<(?:script[^>]+src|link[^>]+rel="stylesheet"[^>]+href)="([^"]+)"', html)
+    files = [html_file] + [
+        (html_file.parent / asset.split("?")[0]).resolve() for asset in assets if not asset.startswith("http")
+    ]
+    return sum(len(gzip.compress(f.read_bytes(), 6)) for f in files if f.is_file())
+
+
+def folder_size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+# ---- scale --------------------------------------------------------------------------------------
+def synthetic_copy(target: Path, copies: int) -> None:
+    """The guide with every chapter repeated `copies` times (auto-navigation, includes rewritten)."""
+    for name in ("hooks", "docs", "snippets"):
+        shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__"))
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    (target / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "", config), encoding="utf-8")
+    chapters = [d.name for d in (ROOT / "snippets").iterdir() if d.is_dir() and (ROOT / "docs" / d.name).is_dir()]
+    for chapter in chapters:
+        for k in range(2, copies + 1):
+            shutil.copytree(ROOT / "snippets" / chapter, target / "snippets" / f"{chapter}-{k}")
+            pages = target / "docs" / f"{chapter}-{k}"
+            shutil.copytree(ROOT / "docs" / chapter, pages)
+            for page in pages.rglob("*.md"):
+                text = page.read_text(encoding="utf-8").replace(f"snippets/{chapter}/", f"snippets/{chapter}-{k}/")
+                page.write_text(text, encoding="utf-8")
+
+
+def scale_build(copies: int) -> tuple[float, int, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        synthetic_copy(project, copies)
+        site = project / "site"
+        seconds = timed([PY, "-m", "mkdocs", "build", "-q", "-d", str(site)], project)
+        index = (site / "search" / "search_index.json").read_bytes()
+        pages = len(list((project / "docs").rglob("*.md")))
+        return seconds, len(gzip.compress(index, 6)), pages
+
+
+# ---- report -------------------------------------------------------------------------------------
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skip-suite", action="store_true", help="skip the (slow) full-suite timing")
+    args = parser.parse_args()
+    rows: list[tuple[str, str, str]] = []  # what, figure, budget verdict
+
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        cold, warm = build_times(ROOT, site)
+        rows += [("build --strict, cold (process wall)", f"{cold:.2f} s", ""),
+                 ("build --strict, warm (process wall)", f"{warm:.2f} s", f"{verdict(warm <= 15)} ≤ 15 s")]  # fmt: skip
+        total, shares = build_shares(ROOT, Path(tmp) / "site-profiled")
+        for origin, seconds in sorted(shares.items(), key=lambda item: -item[1]):
+            rows.append((f"  share: {origin}", f"{seconds:.2f} s ({100 * seconds / total:.0f} %)", ""))
+        home, question = transferred(site, "index.html"), transferred(site, "tensors/anatomy/index.html")
+        index = (site / "search" / "search_index.json").read_bytes()
+        rows += [
+            ("home page, transferred (gzip, HTML+CSS+JS)", f"{home / KB:.0f} KB", ""),
+            ("question page tensors/anatomy, transferred", f"{question / KB:.0f} KB",
+             f"{verdict(question <= 300 * KB)} ≤ 300 KB"),
+            ("site total on disk", f"{folder_size(site) / MB:.1f} MB", ""),
+            ("search index raw / gzip", f"{len(index) / KB:.0f} KB / {len(gzip.compress(index, 6)) / KB:.0f} KB", ""),
+        ]  # fmt: skip
+
+    times = snippet_times()
+    in_process = {p: t for p, t in times.items() if not p.endswith("_dist.py")}
+    multi = {p: t for p, t in times.items() if p.endswith("_dist.py")}
+    start = torch_start()
+    floor = start + sum(in_process.values())
+    suite = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_snippets.py", "-m", "not browser"])
+    rows += [
+        ("interpreter start with torch imported", f"{start:.2f} s", ""),
+        (f"sum of {len(in_process)} in-process snippets' own run time", f"{sum(in_process.values()):.2f} s", ""),
+        ("snippet suite wall (tests/test_snippets.py) / floor", f"{suite:.2f} s / {floor:.2f} s = {suite / floor:.2f}x",
+         f"{verdict(suite <= 1.5 * floor)} ≤ 1.5x"),
+        ("slowest in-process snippet", f"{max(in_process.values(), default=0):.2f} s",
+         f"{verdict(all(t <= 2 for t in in_process.values()))} each ≤ 2 s"),
+        (f"{len(multi)} multi-process snippets, slowest", f"{max(multi.values(), default=0):.2f} s",
+         f"{verdict(all(t <= 20 for t in multi.values()))} each ≤ 20 s"),
+    ]  # fmt: skip
+    if not args.skip_suite:
+        full = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        rows.append(("whole CPU test suite (pytest, browser tests included)", f"{full:.1f} s", ""))
+
+    one_time, one_index, one_pages = scale_build(1)
+    ten_time, ten_index, ten_pages = scale_build(10)
+    rows += [
+        (f"synthetic 1x: {one_pages} pages, build", f"{one_time:.2f} s", ""),
+        (f"synthetic 10x: {ten_pages} pages, build", f"{ten_time:.2f} s ({ten_time / one_time:.1f}x)",
+         f"{verdict(ten_time <= 10 * one_time)} ≤ linear"),
+        ("synthetic 10x: search index gzip", f"{ten_index / KB:.0f} KB", f"{verdict(ten_index <= 1.5 * MB)} ≤ 1.5 MB"),
+    ]  # fmt: skip
+
+    width = max(len(what) for what, _, _ in rows)
+    print(f"{'what':<{width}}  {'figure':<28}  budget")
+    for what, figure, budget in rows:
+        print(f"{what:<{width}}  {figure:<28}  {budget}")
+    print("\nslowest snippets:")
+    for path, seconds in sorted(times.items(), key=lambda item: -item[1])[:10]:
+        print(f"  {seconds:6.2f} s  {path}")
+    sys.exit(1 if any(budget.startswith("FAIL") for _, _, budget in rows) else 0)
+
+
+if __name__ == "__main__":
+    main()
