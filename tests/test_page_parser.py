@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.plugin.pages import ExpandingParser, expand_includes
+from tests.plugin.pages import ExpandingParser, _included_files, expand_includes
+from tests.snippet_files import ROOT
 
 PAGE = '''# Page
 
@@ -42,3 +43,11 @@ def test_content_tabs_are_refused_rather_than_silently_skipped():
 def test_a_missing_snippet_names_the_page_line():
     with pytest.raises(ValueError, match="line 2: .*could not be found"):
         expand_includes('```python\n--8<-- "snippets/conventions/nope.py:demo"\n```')
+
+
+def test_a_fence_knows_the_snippet_files_it_shows_so_gpu_only_ones_skip_on_the_cpu_lane(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(PAGE.replace("snippet_file.py:demo", "timing_cuda.py:demo", 1))
+    assert _included_files(page, 3) == ["snippets/conventions/timing_cuda.py"]
+    assert _included_files(page, 10) == ["snippets/conventions/snippet_file.py"]
+    assert _included_files(ROOT / "docs" / "index.md", 1) == []

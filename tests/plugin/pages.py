@@ -20,7 +20,7 @@ from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
 from tests.expected_output import check_output
 from tests.run_code import exec_in_process
-from tests.snippet_files import ROOT, all_snippets, repo_relative
+from tests.snippet_files import ROOT, all_snippets, needs_gpu, repo_relative
 
 
 @functools.cache
@@ -87,6 +87,9 @@ class PageFenceRunner(DefaultRunner):
     """Compiles under a name like `docs/x.md::fence@12` so tracebacks quote the real code line."""
 
     def runtest(self, test, args, **kwargs) -> None:
+        gpu_only = [path for path in _included_files(Path(test.source_path), test.start_line) if needs_gpu(Path(path))]
+        if gpu_only and _lane() != "gpu":
+            pytest.skip(f"shows {gpu_only[0]}, which needs a CUDA GPU: runs on the GPU lane (make test-gpu)")
         where = f"{repo_relative(Path(test.source_path))}:{test.start_line}"
         filename = f"{where}::fence"
         linecache.cache[filename] = (len(test.source), None, test.source.splitlines(True), filename)
@@ -103,6 +106,27 @@ class PageFenceRunner(DefaultRunner):
             lines += [f"  snippet: {where}" for where in _snippet_lines_matching(failing)]
         lines.append("".join(traceback.format_exception(excinfo.value)[-8:]))
         return "\n".join(lines)
+
+
+def _included_files(page: Path, opening_line: int) -> list[str]:
+    """The snippet files included by the fence that opens on this line of the page."""
+    from page_fences import find_fences
+    from snippet_markup import parse_include
+
+    fences = [f for f in find_fences(page.read_text(encoding="utf-8")) if f.opening_line <= opening_line]
+    return [include.path for fence in fences[-1:] for _, text in fence.body if (include := parse_include(text))]
+
+
+def _lane() -> str:
+    return _config.getoption("lane") if _config is not None else "cpu"
+
+
+_config: pytest.Config | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _config
+    _config = config
 
 
 def _snippet_lines_matching(code_line: str) -> list[str]:
