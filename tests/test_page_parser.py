@@ -51,3 +51,10 @@ def test_a_fence_knows_the_snippet_files_it_shows_so_gpu_only_ones_skip_on_the_c
     assert _included_files(page, 3) == ["snippets/conventions/timing_cuda.py"]
     assert _included_files(page, 10) == ["snippets/conventions/snippet_file.py"]
     assert _included_files(ROOT / "docs" / "index.md", 1) == []
+
+
+def test_a_fence_that_starts_processes_runs_as_a_script_in_its_own_process():
+    from tests.plugin.pages import _run_as_script
+
+    printed = _run_as_script("import os, sys\nprint(__name__, sys.argv[0].endswith('fence.py'))\n")
+    assert printed == "__main__ True\n"

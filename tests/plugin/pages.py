@@ -4,7 +4,9 @@
   mkdocs.yml — the same code the build runs, never a second parser.
 - Fences inside `???`/`!!!` panels are collected too (the stock parser silently skips them).
 - Each fence runs in a fresh namespace, as copied; `{.python continuation}` re-runs the fences before
-  it. Its output is compared with its `# >` lines and deprecation warnings fail it.
+  it. Its output is compared with its `# >` lines and deprecation warnings fail it. A fence showing a
+  `*_dist.py` snippet runs as a script in its own process (it starts processes); one showing a
+  `*_cuda.py` snippet runs only on the GPU lane.
 - A failure names the page and line of the fence, and the snippet file and line of the failing code.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import linecache
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -19,8 +22,8 @@ import pytest
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
 from tests.expected_output import check_output
-from tests.run_code import exec_in_process
-from tests.snippet_files import ROOT, all_snippets, needs_gpu, repo_relative
+from tests.run_code import exec_in_process, run_in_subprocess
+from tests.snippet_files import ROOT, all_snippets, needs_gpu, repo_relative, starts_processes
 
 
 @functools.cache
@@ -87,13 +90,17 @@ class PageFenceRunner(DefaultRunner):
     """Compiles under a name like `docs/x.md::fence@12` so tracebacks quote the real code line."""
 
     def runtest(self, test, args, **kwargs) -> None:
-        gpu_only = [path for path in _included_files(Path(test.source_path), test.start_line) if needs_gpu(Path(path))]
+        included = _included_files(Path(test.source_path), test.start_line)
+        gpu_only = [path for path in included if needs_gpu(Path(path))]
         if gpu_only and _lane() != "gpu":
             pytest.skip(f"shows {gpu_only[0]}, which needs a CUDA GPU: runs on the GPU lane (make test-gpu)")
         where = f"{repo_relative(Path(test.source_path))}:{test.start_line}"
-        filename = f"{where}::fence"
-        linecache.cache[filename] = (len(test.source), None, test.source.splitlines(True), filename)
-        printed = exec_in_process(compile(test.source, filename, "exec", dont_inherit=True), args)
+        if any(starts_processes(Path(path)) for path in included):
+            printed = _run_as_script(test.source)  # it starts processes: run it as the reader would, as a script
+        else:
+            filename = f"{where}::fence"
+            linecache.cache[filename] = (len(test.source), None, test.source.splitlines(True), filename)
+            printed = exec_in_process(compile(test.source, filename, "exec", dont_inherit=True), args)
         check_output(test.source, printed, where=f"fence at {where}")
 
     def repr_failure(self, test, excinfo, style=None) -> str:
@@ -106,6 +113,13 @@ class PageFenceRunner(DefaultRunner):
             lines += [f"  snippet: {where}" for where in _snippet_lines_matching(failing)]
         lines.append("".join(traceback.format_exception(excinfo.value)[-8:]))
         return "\n".join(lines)
+
+
+def _run_as_script(source: str) -> str:
+    with tempfile.TemporaryDirectory() as folder:
+        script = Path(folder) / "fence.py"
+        script.write_text(source, encoding="utf-8")
+        return run_in_subprocess(script)
 
 
 def _included_files(page: Path, opening_line: int) -> list[str]:
