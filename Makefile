@@ -26,10 +26,17 @@ $(INSTALLED): pyproject.toml
 	$(BIN)/python -m pip install --quiet --group test
 	touch $@
 
+# axe-core for the browser tests' accessibility checks, pinned in tests/browser/package-lock.json and
+# served to the page from disk (never a CDN); reinstalled when the lock file is newer than the install.
+AXE := tests/browser/node_modules/.package-lock.json
+$(AXE): tests/browser/package-lock.json
+	npm ci --prefix tests/browser --no-audit --no-fund
+	touch $@
+
 serve: $(INSTALLED)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
 
-test: $(INSTALLED)
+test: $(INSTALLED) $(AXE)
 	@$(BIN)/python tests/browser/chromium.py >/dev/null
 	$(BIN)/ruff check hooks tests snippets
 	$(BIN)/python -m pytest --cov --cov-report=term-missing:skip-covered --verification-report=.cache/verification/cpu.json

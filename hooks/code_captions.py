@@ -46,8 +46,11 @@ def common_runs(includes: list[Include], runs_for: Callable[[Include], list[Run]
 def caption(includes: list[Include], runs: list[Run], url_for: Callable[[Include], str]) -> str:
     """Badges for the runs that verified the block, then links to its sources."""
     badges = " ".join(_badge(run) for run in runs) or f'<span class="verified verified--none">{UNVERIFIED}</span>'
-    links = " · ".join(f'[`{i.path}`]({url_for(i)} "The source of this example, with its checks")' for i in includes)
-    return f"{badges} {links}"
+    return f"{badges} {source_links(includes, url_for)}"
+
+
+def source_links(includes: list[Include], url_for: Callable[[Include], str]) -> str:
+    return " · ".join(f'[`{i.path}`]({url_for(i)} "The source of this example, with its checks")' for i in includes)
 
 
 def page_status(verified: dict[Run, int], total: int) -> str:
@@ -104,6 +107,8 @@ def on_page_markdown(markdown, page, config, **kwargs):
 
     def caption_for(includes: list[Include]) -> str:
         nonlocal blocks
+        if not any(include.path.endswith(".py") for include in includes):
+            return source_links(includes, url_for)  # Markdown shown as an example: nothing to run
         blocks += 1
         runs = common_runs(includes, runs_for)
         for run in runs:

@@ -1,4 +1,5 @@
-"""Hook: fail the build on any code block in docs/ that is not included from the page's snippet folder.
+"""Hook: fail the build on any code block in docs/ that is not included from the page's snippet folder,
+and on any malformed drill (hooks/drill_checks.py: its snippets follow the same folder and section rules).
 
 The pure part, `find_problems`, is unit-tested on strings; `on_page_markdown` only feeds it the page
 source (front matter included, so line numbers are the file's own) and turns problems into an error.
@@ -11,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from drill_checks import Snippets, drill_problems
 from mkdocs.exceptions import PluginError
 from page_fences import find_fences
-from snippet_markup import is_block_marker, parse_include, read_sections
+from snippet_markup import is_block_marker, parse_include, read_sections, section_lines
 
 _BARE_INFO = re.compile(r"^[\w+-]*$")  # "python", "" — anything else must use the brace form
 
@@ -66,7 +68,12 @@ def find_problems(markdown: str, page: str, read_snippet: Callable[[str], str | 
             problems.append(
                 Problem(number, "snippet include outside a code fence: includes belong inside ```python fences")
             )
-    return problems
+    snippets = Snippets(
+        problems=lambda include: _include_problems(include, folder, read_snippet),
+        lines=lambda include: section_lines(read_snippet(include.path) or "", include.section),
+    )
+    problems += [Problem(problem.line, problem.message) for problem in drill_problems(markdown, snippets)]
+    return sorted(problems, key=lambda problem: problem.line)
 
 
 def _include_problems(include, folder: str, read_snippet) -> list[str]:

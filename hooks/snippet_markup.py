@@ -93,3 +93,18 @@ def read_sections(text: str) -> tuple[dict[str, Section], list[MarkerProblem]]:
             )
         )
     return sections, problems
+
+
+def parse_target(target: str) -> Include | None:
+    """A `path:section` written without the include marker (a drill's `code:` option), read like an include."""
+    parsed = _pymdownx().parse_snippet_target(target.strip())
+    if parsed is None:
+        return None
+    return Include(parsed["path"], parsed["section"], bool(parsed["start"]))
+
+
+def section_lines(text: str, section: str) -> list[str]:
+    """The lines an include of `section` shows, as the site includes it (other markers dropped, dedented:
+    mkdocs.yml sets `dedent_subsections: true`). Empty when the file has no such section."""
+    lines = _pymdownx().extract_section(section, text.split("\n"))
+    return _pymdownx().dedent(lines) if lines else []

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import re
 from functools import cache
 from pathlib import Path
 
 import pytest
 from code_from_snippets import find_problems
+from drill_syntax import Drill, find_drills, graph_nodes, snippet_targets, walk
 from page_fences import find_fences
-from snippet_markup import parse_include, read_sections
+from snippet_markup import parse_include, parse_target, read_sections, section_lines
 
 from tests.snippet_files import DOCS, ROOT, all_pages, all_snippets, repo_relative
 
@@ -31,12 +34,17 @@ def page_uri(page: Path) -> str:
 
 @cache
 def shown_sections() -> dict[str, set[str]]:
-    """snippet path -> the sections some page includes."""
+    """snippet path -> the sections some page shows: in a fence, or as a drill's `code` or `fix`."""
     shown: dict[str, set[str]] = {}
     for page in PAGES:
         for fence in find_fences(read(page)):
             for _, line in fence.body:
                 include = parse_include(line)
+                if include and include.section:
+                    shown.setdefault(include.path, set()).add(include.section)
+        for drill in walk(find_drills(read(page))[0]):
+            for _, _, target in snippet_targets(drill):
+                include = parse_target(target)
                 if include and include.section:
                     shown.setdefault(include.path, set()).add(include.section)
     return shown
@@ -134,3 +142,103 @@ def _asserts(node: ast.AST) -> bool:
 
 def _page_for(snippet: Path) -> str:
     return snippet.parent.relative_to(ROOT / "snippets").as_posix() + ".md"
+
+
+# ---- drills (docs/conventions.md#drills) -------------------------------------------------------------
+def _drills(kind: str) -> list:
+    return [
+        pytest.param(page, drill, id=f"{repo_relative(page)}:{drill.line}")
+        for page in PAGES
+        for drill in walk(find_drills(read(page))[0])
+        if drill.kind == kind
+    ]
+
+
+@pytest.mark.parametrize(("page", "drill"), [p for p in _drills("step-through") if p.values[1].options.get("root")])
+def test_a_step_through_shows_the_real_autograd_graph_in_the_order_backward_runs_it(page: Path, drill: Drill) -> None:
+    """Run the step-through's `code`, hook every node of `root.grad_fn`'s graph, call backward(): the page's
+    `graph` must be that graph, and its steps' `nodes`, in order, the order the engine ran the nodes in."""
+    include = parse_target(drill.options["code"])
+    namespace: dict = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(
+            compile("\n".join(section_lines(read(ROOT / include.path), include.section)), include.path, "exec"),
+            namespace,
+        )
+    real, ran = _traced_backward(namespace[drill.options["root"]], namespace)
+    where = f"{repo_relative(page)}:{drill.line_of('graph')}"
+    declared = {node: list(drill.options["graph"].get(node) or []) for node in graph_nodes(drill.options["graph"])}
+    assert declared == real, f"{where}: `graph` is not the graph of `{drill.options['root']}`; it is:\n{_as_yaml(real)}"
+    shown = [node for step in drill.children for node in step.options.get("nodes") or []]
+    assert shown == ran, (
+        f"{repo_relative(page)}:{drill.line}: the steps' `nodes` run {shown}, but backward() ran {ran}: "
+        "give each step the nodes that run in it, in this order"
+    )
+
+
+def _traced_backward(root, namespace: dict) -> tuple[dict[str, list[str]], list[str]]:
+    """(node -> the nodes it passes gradients to, the nodes in the order backward() ran them)."""
+    import torch
+
+    names = {id(value): name for name, value in namespace.items() if isinstance(value, torch.Tensor)}
+
+    def label(node) -> str:
+        variable = getattr(node, "variable", None)
+        return type(node).__name__ + (f"({names.get(id(variable), '?')})" if variable is not None else "")
+
+    nodes, todo = [], [root.grad_fn]
+    while todo:
+        node = todo.pop(0)
+        if node is not None and node not in nodes:
+            nodes.append(node)
+            todo += [child for child, _ in node.next_functions]
+    labels = [label(node) for node in nodes]
+    assert len(set(labels)) == len(labels), (
+        f"two graph nodes share a name ({labels}): a step-through needs unique names"
+    )
+    graph = {label(node): [label(child) for child, _ in node.next_functions if child is not None] for node in nodes}
+    ran: list[str] = []
+
+    def record(name: str):
+        return lambda grad_outputs: ran.append(name)
+
+    for node in nodes:
+        node.register_prehook(record(label(node)))
+    root.backward(torch.ones_like(root))
+    return graph, ran
+
+
+def _as_yaml(graph: dict[str, list[str]]) -> str:
+    return "graph:\n" + "\n".join(f"  {node}: [{', '.join(targets)}]" for node, targets in graph.items() if targets)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=repo_relative)
+def test_drill_syntax_shown_in_a_page_is_the_drill_it_shows_live(page: Path) -> None:
+    """A fence that includes a drill's Markdown (snippets/conventions/drill_syntax.md) must show exactly the
+    source of a live drill on the same page, so the syntax on the page is the syntax that renders there."""
+    text = read(page)
+    sources = ["\n".join(text.split("\n")[d.line - 1 : d.end_line]) for d in find_drills(text)[0] if d.end_line]
+    for fence in find_fences(text):
+        for number, line in fence.body:
+            include = parse_include(line)
+            if include is None or include.path.endswith(".py") or not (ROOT / include.path).is_file():
+                continue
+            shown = "\n".join(section_lines(read(ROOT / include.path), include.section)).replace(";--8<--", "--8<--")
+            if shown.startswith("///"):
+                assert shown in sources, f"{repo_relative(page)}:{number}: this example is not a drill on the page"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=repo_relative)
+def test_code_inside_drills_is_run_by_the_page_tests(page: Path) -> None:
+    """Fences in flashcards (and any drill) are top-level fences the page tests collect and run."""
+    from tests.plugin.pages import ExpandingParser
+
+    text = read(page)
+    spans = [(d.line, d.end_line or d.line) for d in walk(find_drills(text)[0])]
+    inside = [
+        f.opening_line
+        for f in find_fences(text)
+        if f.info == "python" and any(a < f.opening_line < b for a, b in spans)
+    ]
+    collected = {token.map[0] + 1 for token in ExpandingParser().parse(text) if token.type == "fence" and token.map}
+    assert not [line for line in inside if line not in collected], f"{repo_relative(page)}: drill fences not collected"

@@ -6,12 +6,17 @@ import functools
 import http.server
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 
 from tests.browser.chromium import INSTRUCTION, find_chromium
 from tests.conftest import Build
+
+# axe-core comes from npm (tests/browser/package.json); its README and locales are not tests.
+collect_ignore = ["node_modules"]
+AXE = Path(__file__).parent / "node_modules" / "axe-core" / "axe.min.js"
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -83,3 +88,27 @@ def page(browser, site_url: str):
     page.console_errors = errors
     yield page
     context.close()
+
+
+@pytest.fixture
+def axe_violations(page):
+    """Run axe-core (served from disk, never a CDN) on the page: the serious and critical violations
+    inside `selector`, as "rule: target" lines."""
+
+    def run(selector: str = "body") -> list[str]:
+        if not AXE.is_file():
+            pytest.fail("axe-core is missing: run `npm ci --prefix tests/browser` (make test does)")
+        if not page.evaluate("Boolean(window.axe)"):
+            page.add_script_tag(path=str(AXE))
+        result = page.evaluate(
+            """async (selector) => {
+                const found = await axe.run({ include: [[selector]] }, { resultTypes: ["violations"] });
+                return found.violations
+                    .filter((v) => v.impact === "serious" || v.impact === "critical")
+                    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}`));
+            }""",
+            selector,
+        )
+        return result
+
+    return run

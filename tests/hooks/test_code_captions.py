@@ -1,4 +1,4 @@
-from code_captions import UNVERIFIED, add_captions, add_page_status, caption, common_runs, page_status
+from code_captions import UNVERIFIED, add_captions, add_page_status, caption, common_runs, page_status, source_links
 from snippet_markup import Include
 from verification_reports import Run
 
@@ -50,3 +50,9 @@ def test_the_page_status_counts_verified_blocks_or_says_the_build_is_unverified(
 def test_the_page_status_goes_under_the_title():
     assert add_page_status("intro\n# Title\nbody", "STATUS") == "intro\n# Title\n\nSTATUS\n\nbody"
     assert add_page_status("body", "STATUS") == "\nSTATUS\n\nbody"
+
+
+def test_source_links_name_every_included_file():
+    links = source_links([Include("snippets/a.md", "x", False), Include("snippets/b.py", "y", False)], url_for)
+    assert links.startswith("[`snippets/a.md`](https://example.test/snippets/a.md#x ")
+    assert " · [`snippets/b.py`](" in links

@@ -33,3 +33,24 @@ def test_reports_unclosed_duplicated_and_orphan_markers_with_their_lines():
         (4, "end marker for section 'b' has no start marker before it"),
         (5, "section 'c' is never closed"),
     ]
+
+
+def test_a_drill_option_names_a_section_like_an_include_does():
+    from snippet_markup import parse_target
+
+    assert parse_target("snippets/a/b/c.py:buggy") == Include("snippets/a/b/c.py", "buggy", False)
+    assert parse_target(" snippets/c.py:3:5 ") == Include("snippets/c.py", None, True)
+
+
+def test_section_lines_are_what_the_site_shows_for_every_section():
+    from snippet_markup import section_lines
+
+    from tests.plugin.pages import _site_snippet_preprocessor
+    from tests.snippet_files import all_snippets, repo_relative
+
+    for path in all_snippets():
+        text = path.read_text(encoding="utf-8")
+        for name in read_sections(text)[0]:
+            shown = _site_snippet_preprocessor().run([f'--8<-- "{repo_relative(path)}:{name}"'])
+            assert section_lines(text, name) == shown, f"{repo_relative(path)}:{name}"
+    assert section_lines("x = 1\n", "missing") == []
