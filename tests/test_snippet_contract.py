@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import io
 import re
 from functools import cache
@@ -242,3 +243,32 @@ def test_code_inside_drills_is_run_by_the_page_tests(page: Path) -> None:
     ]
     collected = {token.map[0] + 1 for token in ExpandingParser().parse(text) if token.type == "fence" and token.map}
     assert not [line for line in inside if line not in collected], f"{repo_relative(page)}: drill fences not collected"
+
+
+# The "Add a question" runbook in .github/CONTRIBUTING.md, step by step, with the test that holds each
+# step here: a rule enforced but not written down, or written down but not enforced, fails this file.
+RUNBOOK = {
+    "one-line docstring": "test_shown_code_is_clean_and_the_file_says_what_it_proves",
+    "`# --8<-- [start:demo]`": "test_section_markers_are_balanced_and_unique",
+    "complete program with its own imports": "test_page_code_comes_only_from_its_snippet_folder",
+    "`# > …` lines": "tests.test_snippets.test_snippet",
+    "`def _check() -> None:` proves every": "test_snippet_checks_its_claims_outside_the_shown_code",
+    "a fence that holds only the include line": "test_page_code_comes_only_from_its_snippet_folder",
+    '`??? success "What a strong answer covers"`': "test_every_question_has_both_collapsed_panels",
+    '`??? failure "Where people lose the point"`': "test_every_question_has_both_collapsed_panels",
+}
+
+
+def test_the_contributing_runbook_states_each_rule_this_file_enforces() -> None:
+    text = read(ROOT / ".github" / "CONTRIBUTING.md")
+    runbook = text[text.index("## Add a question") :]
+    runbook = runbook[: runbook.index("\n## ", 1)]
+    missing = [phrase for phrase in RUNBOOK if phrase not in " ".join(runbook.split())]
+    assert not missing, f".github/CONTRIBUTING.md's 'Add a question' no longer states: {missing}"
+    unknown = [rule for rule in RUNBOOK.values() if not _rule_exists(rule)]
+    assert not unknown, f"RUNBOOK names rules this file no longer has: {unknown}"
+
+
+def _rule_exists(rule: str) -> bool:
+    module, _, name = rule.rpartition(".")
+    return hasattr(importlib.import_module(module), name) if module else rule in globals()
