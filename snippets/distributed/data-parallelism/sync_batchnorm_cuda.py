@@ -1,0 +1,67 @@
+"""SyncBatchNorm on 2 GPUs normalises with global batch statistics: it equals one BatchNorm on the whole batch."""
+
+import pytest
+import torch
+
+if torch.accelerator.device_count() < 2:
+    pytest.skip("needs 2 GPUs: SyncBatchNorm syncs statistics across devices", allow_module_level=True)
+
+# --8<-- [start:demo]
+import os
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.launcher.api import LaunchConfig, elastic_launch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+X = torch.arange(64.0).reshape(16, 4).sin()  # the global batch: 8 samples per rank
+
+
+def build() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4))
+
+
+def main(sync: bool) -> dict:
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.accelerator.set_device_index(local_rank)
+    device = torch.device(torch.accelerator.current_accelerator().type, local_rank)
+    dist.init_process_group("nccl", device_id=device, timeout=timedelta(seconds=60))
+    model = nn.SyncBatchNorm.convert_sync_batchnorm(build()) if sync else build()
+    model = DDP(model.to(device), device_ids=[local_rank])
+    rank = dist.get_rank()
+    out = model(X[rank * 8 : rank * 8 + 8].to(device))
+    result = {"out": out.detach().cpu(), "running_mean": model.module[1].running_mean.cpu()}
+    dist.destroy_process_group()
+    return result
+
+
+if __name__ == "__main__":
+    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+        min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
+        rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
+    )
+    synced = elastic_launch(config, main)(True)  # SyncBatchNorm: statistics of all 16 samples
+    local = elastic_launch(config, main)(False)  # BatchNorm under DDP: statistics of each rank's 8
+# --8<-- [end:demo]
+
+
+# ---- checks: run by the tests, never shown on the page ----
+def _check() -> None:
+    reference = build()  # one process, one BatchNorm over the concatenated 16-sample batch
+    expected = reference(X).detach()
+    together = torch.cat([synced[0]["out"], synced[1]["out"]])
+    torch.testing.assert_close(together, expected, atol=1e-5, rtol=1e-5)
+    # SyncBatchNorm updates the running statistics with the global mean, identically on both ranks.
+    for rank in (0, 1):
+        torch.testing.assert_close(synced[rank]["running_mean"], reference[1].running_mean, atol=1e-5, rtol=1e-5)
+    # Plain BatchNorm under DDP normalises each rank's half with that half's statistics: a different output.
+    apart = torch.cat([local[0]["out"], local[1]["out"]])
+    assert not torch.allclose(apart, expected, atol=1e-3)
+    assert not torch.allclose(local[0]["running_mean"], local[1]["running_mean"])
+
+
+if __name__ == "__main__":
+    _check()
