@@ -39,12 +39,55 @@
   }
 
   // ---- marks: { "<page url>#<anchor>": "<date marked>" } -------------------------------------------
+  // What is stored may be corrupt (hand-edited, truncated) or left by another version of the site: the
+  // page never trusts it. A mark is kept only if it has the shape this version writes; anything else is
+  // dropped and the store is rewritten, and keys of other store versions are removed.
+  var STORE_PREFIX = "vpip.progress.";
+  var MARK_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+  function validMarks(value) {
+    var marks = {};
+    if (!value || typeof value !== "object" || Array.isArray(value)) return marks;
+    Object.keys(value).forEach(function (key) {
+      if (key.indexOf("#") >= 0 && typeof value[key] === "string" && MARK_DATE.test(value[key])) marks[key] = value[key];
+    });
+    return marks;
+  }
+
   function readMarks() {
+    var stored;
     try {
-      var marks = JSON.parse(window.localStorage.getItem(STORE_KEY) || "{}");
-      return marks && typeof marks === "object" ? marks : {};
+      stored = window.localStorage.getItem(STORE_KEY);
     } catch (error) {
-      return memory;
+      return memory; // storage is blocked: the marks live in memory for this page's life
+    }
+    if (stored === null) return {};
+    var parsed;
+    try {
+      parsed = JSON.parse(stored);
+    } catch (error) {
+      parsed = null; // not JSON: start again
+    }
+    var marks = validMarks(parsed);
+    if (JSON.stringify(marks) !== stored) {
+      if (Object.keys(marks).length) writeMarks(marks);
+      else eraseMarks();
+    }
+    return marks;
+  }
+
+  function forgetOtherVersions() {
+    try {
+      var stale = [];
+      for (var i = 0; i < window.localStorage.length; i++) {
+        var key = window.localStorage.key(i);
+        if (key && key.indexOf(STORE_PREFIX) === 0 && key !== STORE_KEY) stale.push(key);
+      }
+      stale.forEach(function (key) {
+        window.localStorage.removeItem(key);
+      });
+    } catch (error) {
+      /* storage is blocked: nothing to forget */
     }
   }
 
@@ -425,6 +468,7 @@
   // ---- per page ----------------------------------------------------------------------------------
   function setUp() {
     endDrag();
+    forgetOtherVersions();
     each(document, ".drill--cards", startDeck);
     each(document, ".drill-match__pool", function (pool) {
       shuffled(Array.prototype.slice.call(pool.children)).forEach(function (card) {

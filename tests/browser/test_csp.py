@@ -1,0 +1,125 @@
+"""Privacy and the Content-Security-Policy, in Chromium with the policy enforced (never `bypass_csp`).
+
+Every page loads under its own policy (hooks/content_security_policy.py) with zero violations and zero
+requests to another host; search, instant navigation, code copy, the palette and every kind of drill
+work under it; and what an attacker would inject (an inline script, an event handler, a tracking
+pixel) is refused and reported.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.test_site import PAGES, url_of
+
+POLICY_META = 'head > meta[http-equiv="Content-Security-Policy"]:first-child'
+
+
+@pytest.fixture
+def enforced(page):
+    assert page.bypass_csp is False  # these tests are about the policy: it must be on
+    yield page
+
+
+def clean(page) -> None:
+    assert page.csp_violations == []
+    assert page.foreign_requests == []
+    assert page.console_errors == []
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_carries_its_policy_and_breaks_none_of_it(enforced, path: str) -> None:
+    enforced.goto(url_of(path))
+    enforced.wait_for_load_state("networkidle")
+    policy = enforced.locator(POLICY_META).get_attribute("content")
+    assert "script-src 'self' 'sha256-" in policy and "unsafe" not in policy
+    clean(enforced)
+
+
+def test_the_404_page_carries_its_policy_too(enforced) -> None:
+    response = enforced.goto("no-such-page/")
+    assert response.status == 404
+    enforced.wait_for_load_state("networkidle")
+    assert enforced.locator(POLICY_META).count() == 1
+    assert enforced.locator("h1", has_text="404").count() == 1  # Material's 404 page, styled and scripted
+    assert enforced.csp_violations == [] and enforced.foreign_requests == []
+    assert all("404" in error for error in enforced.console_errors)  # only the missing page itself
+
+
+def test_search_navigation_copy_palette_and_every_drill_work_under_the_policy(enforced) -> None:
+    page = enforced
+    page.goto("")
+    page.evaluate("window.__stillHere = true")
+
+    # search; the first result opens by instant navigation
+    page.keyboard.press("/")
+    page.locator(".md-search__input").press_sequentially("view vs reshape")
+    page.locator(".md-search-result__item a", has_text="Tensor anatomy").first.click()
+    page.wait_for_url(re.compile(r"tensors/anatomy/"))
+    page.locator("h1#tensor-anatomy").wait_for()
+    assert page.evaluate("window.__stillHere") is True  # no reload: instant navigation
+
+    # code copy
+    block = page.locator(".md-content .highlight").first
+    block.hover()
+    block.locator('button[data-md-type="copy"]').first.click()
+    assert "import torch" in page.evaluate("navigator.clipboard.readText()")
+
+    # the palette toggle
+    page.locator("form[data-md-component=palette] label:visible").first.click()
+
+    # every drill kind, on the page that shows one of each (reached by instant navigation too)
+    page.locator(".md-tabs__link", has_text="Home").click()
+    page.locator(".md-nav__link", has_text="Conventions").first.click()
+    page.locator(".drill--cards.is-ready").wait_for()
+    assert page.evaluate("window.__stillHere") is True
+    page.locator('.drill--spot button[data-line="10"]').click()
+    assert page.locator(".drill--spot .drill__answer").is_visible()
+    page.locator(".drill--steps .drill-steps__next").click()
+    assert page.locator(".drill--steps .drill-steps__counter").inner_text().startswith("Step 2 of")
+    page.locator(".drill--match .drill-match__reveal").click()
+    assert page.locator(".drill--match .drill__feedback").inner_text() == "All answers shown."
+    page.locator(".drill--cards .drill-cards__reveal").click()
+    page.locator(".drill--cards .drill-cards__got").click()
+    assert page.locator(".drill--cards .drill-cards__counter").inner_text().startswith("Card 2 of")
+    toggle = page.locator(".drill--spot .progress-toggle")
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+
+    page.wait_for_load_state("networkidle")
+    clean(page)
+
+
+def test_the_search_form_never_submits(enforced) -> None:
+    enforced.goto("tensors/")
+    enforced.evaluate("document.querySelector('form[name=search]').requestSubmit()")
+    enforced.wait_for_timeout(300)
+    assert enforced.url.endswith("/tensors/")  # Material handles it in the page; nothing is sent
+    clean(enforced)
+
+
+def test_injected_scripts_handlers_and_trackers_are_refused_and_reported(enforced) -> None:
+    page = enforced
+    page.goto("tensors/anatomy/")
+    page.wait_for_load_state("networkidle")
+    page.evaluate(
+        """() => {
+            const script = document.createElement("script");
+            script.textContent = "window.__injected = true";
+            document.head.appendChild(script);
+            document.body.insertAdjacentHTML("beforeend",
+                '<button id="evil" onclick="window.__handler = true">x</button>'
+                + '<img alt="" src="https://tracker.example/pixel.gif">');
+            document.getElementById("evil").click();
+        }"""
+    )
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__injected") is None
+    assert page.evaluate("window.__handler") is None
+    reported = "\n".join(page.csp_violations)
+    assert "script-src-elem blocked inline" in reported
+    assert "script-src-attr blocked inline" in reported
+    assert "img-src blocked https://tracker.example/pixel.gif" in reported
+    assert page.foreign_requests == []  # the policy stopped the tracker before any request left
