@@ -5,6 +5,7 @@
 #   make test       the whole CPU test suite (what CI runs, via .ci/run)
 #   make test-gpu   the GPU lane: every snippet on CUDA, *_cuda.py included; fails without a GPU
 #   make build      build the site strictly into site/
+#   make labs       rewrite snippets/<chapter>/lab.ipynb (what Colab opens) from each lab.py
 #   make bench      build time, suite overhead, page weight, 10x scale, against their budgets
 #   make clean      remove the virtual environment and build outputs
 #   make new-question PAGE=tensors/anatomy NAME=snake_case Q=7 TITLE="…"   scaffold a question
@@ -16,7 +17,7 @@ INSTALLED := $(VENV)/.installed
 
 export NO_MKDOCS_2_WARNING := 1   # Material prints an end-of-life banner on every run otherwise
 
-.PHONY: serve test test-gpu build bench clean new-question
+.PHONY: serve test test-gpu build labs bench clean new-question
 
 $(INSTALLED): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
@@ -46,6 +47,9 @@ test-gpu: $(INSTALLED)
 
 build: $(INSTALLED)
 	$(BIN)/mkdocs build --strict
+
+labs: $(INSTALLED)
+	$(BIN)/python hooks/labs.py
 
 bench: $(INSTALLED)   # figures and budgets (docs/benchmarks.md); not part of make test
 	$(BIN)/python -m tests.tools.bench

@@ -45,7 +45,7 @@ def common_runs(includes: list[Include], runs_for: Callable[[Include], list[Run]
 
 def caption(includes: list[Include], runs: list[Run], url_for: Callable[[Include], str]) -> str:
     """Badges for the runs that verified the block, then links to its sources."""
-    badges = " ".join(_badge(run) for run in runs) or f'<span class="verified verified--none">{UNVERIFIED}</span>'
+    badges = " ".join(badge(run) for run in runs) or f'<span class="verified verified--none">{UNVERIFIED}</span>'
     return f"{badges} {source_links(includes, url_for)}"
 
 
@@ -61,7 +61,7 @@ def page_status(verified: dict[Run, int], total: int) -> str:
             "given to this build, so nothing here claims to have run. The published site shows what verified "
             "each example.</p>"
         )
-    parts = [f"{_badge(run)} {count} of {total} code blocks ({run.date})" for run, count in verified.items()]
+    parts = [f"{badge(run)} {count} of {total} code blocks ({run.date})" for run, count in verified.items()]
     return '<p class="verification-status">Verified: ' + " · ".join(parts) + "</p>"
 
 
@@ -72,7 +72,7 @@ def add_page_status(markdown: str, status: str) -> str:
     return "\n".join([*lines[: heading + 1], "", status, "", *lines[heading + 1 :]])
 
 
-def _badge(run: Run) -> str:
+def badge(run: Run) -> str:
     return f'<span class="verified verified--{run.lane}" title="Passed on {run.date}">✓ {run.label}</span>'
 
 

@@ -93,3 +93,15 @@ def test_a_failing_page_fence_names_the_page_line_and_snippet_line(project_copy:
     assert "ValueError: broken on purpose" in done.stdout
     assert f"fence: {PAGE}:{number - 1}" in done.stdout  # the fence opens on the line above the include
     assert f"snippet: {snippet_path}:" in done.stdout
+
+
+def test_a_malformed_lab_fails_the_build_naming_file_line_and_fix(project_copy: Path) -> None:
+    lab = project_copy / "snippets" / "tensors" / "lab.py"
+    lines = lab.read_text().split("\n")
+    number = next(n for n, line in enumerate(lines, start=1) if line.startswith('# %% tags=["check"]'))
+    lines[number - 1] = "# %%"
+    lab.write_text("\n".join(lines))
+    build = mkdocs_build(project_copy, project_copy / "site")
+    assert build.returncode != 0, "the build should have failed:\n" + build.log
+    expected = f'snippets/tensors/lab.py:{number}: expected a `# %% tags=["check"]` cell here'
+    assert expected in build.log and "Add or change a lab" in build.log

@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from labs import lab_sources
 
 from tests.snippet_files import ROOT, all_pages
 
-PAGES = [p.relative_to(ROOT / "docs").with_suffix("").as_posix() for p in all_pages()]
+LAB_PAGES = [f"{lab.parent.name}/lab" for lab in lab_sources(ROOT)]  # notebook pages from snippets/<chapter>/lab.py
+PAGES = [p.relative_to(ROOT / "docs").with_suffix("").as_posix() for p in all_pages()] + LAB_PAGES
 
 
 def url_of(page: str) -> str:

@@ -1,7 +1,9 @@
 """`--verification-report=PATH`: write what this run verified, for the build's "verified on" badges.
 
-One entry per snippet run by tests/test_snippets.py — its outcome on this lane and the sha256 of the
-content that ran — plus the lane, torch version, device and date (hooks/verification_reports.py).
+One entry per snippet run by tests/test_snippets.py and per lab run by tests/test_labs.py — its outcome
+on this lane and the sha256 of the content that ran — plus the lane, torch version, device and date
+(hooks/verification_reports.py). A lab is several tests (solved, each exercise unsolved, its notebook):
+it passed only if all of them did.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from verification_reports import build_report
 
 from tests.snippet_files import repo_relative
 
-_snippet_of: dict[str, Path] = {}  # test node id -> snippet file
+VERIFYING_TESTS = ("tests/test_snippets.py::", "tests/test_labs.py::")  # parametrized by `path`
+_snippet_of: dict[str, Path] = {}  # test node id -> snippet or lab file
 _outcomes: dict[str, str] = {}  # test node id -> passed | failed | skipped
 
 
@@ -24,8 +27,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.nodeid.startswith("tests/test_snippets.py::") and hasattr(item, "callspec"):
-            _snippet_of[item.nodeid] = item.callspec.params["path"]
+        callspec = getattr(item, "callspec", None)
+        if item.nodeid.startswith(VERIFYING_TESTS) and callspec and "path" in callspec.params:
+            _snippet_of[item.nodeid] = callspec.params["path"]
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -42,10 +46,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
     lane = session.config.getoption("lane")
     device = torch.cuda.get_device_name(0) if lane == "gpu" else "CPU"
-    outcomes = {
-        repo_relative(path): (_outcomes.get(nodeid, "failed"), path.read_text(encoding="utf-8"))
-        for nodeid, path in _snippet_of.items()
-    }
+    outcomes: dict[str, tuple[str, str]] = {}
+    for nodeid, path in _snippet_of.items():
+        outcome = _outcomes.get(nodeid, "failed")
+        earlier, _ = outcomes.get(repo_relative(path), ("passed", ""))
+        worst = max(earlier, outcome, key=("passed", "skipped", "failed").index)
+        outcomes[repo_relative(path)] = (worst, path.read_text(encoding="utf-8"))
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     Path(target).parent.mkdir(parents=True, exist_ok=True)
     Path(target).write_text(build_report(lane, torch.__version__.split("+")[0], device, today, outcomes))

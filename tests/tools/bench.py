@@ -1,8 +1,9 @@
 """`make bench`: where the time and the bytes go, against the project's budgets (not part of `make test`).
 
-Prints one table with PASS/FAIL per budget (issue "Benchmarks"): build time cold and warm and each
-plugin's or hook's share; the snippet suite against its physical floor; per-snippet times; page
-weight; search index size; and the same build on a synthetic copy of the guide at 10x its size.
+Prints one table with PASS/FAIL per budget (issue "Benchmarks"): build time cold and warm, with and
+without the labs, and each plugin's or hook's share; the snippet suite against its physical floor;
+per-snippet and per-lab times; page weight; search index size; and the same build on a synthetic copy
+of the guide at 10x its size.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gzip
+import importlib
 import os
 import re
 import shutil
@@ -41,6 +43,14 @@ def build_times(project: Path, site: Path) -> tuple[float, float]:
     shutil.rmtree(site, ignore_errors=True)
     command = [PY, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)]
     return timed(command, project), timed(command, project)
+
+
+def copy_without_labs(target: Path) -> None:
+    """The site's sources with the labs (snippets/*/lab.py and their nav entries) taken out."""
+    for name in ("hooks", "docs", "snippets"):
+        shutil.copytree(ROOT / name, target / name, ignore=shutil.ignore_patterns("__pycache__", "lab.py", "lab.ipynb"))
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    (target / "mkdocs.yml").write_text(re.sub(r"(?m)^ +- Lab: .*\n", "", config), encoding="utf-8")
 
 
 def build_shares(project: Path, site: Path) -> tuple[float, dict[str, float]]:
@@ -82,6 +92,8 @@ def snippet_times() -> dict[str, float]:
     from tests.plugin.torch_state import fresh_torch_state
     from tests.run_code import run_in_process, run_in_subprocess
 
+    importlib.import_module("torchvision")  # imported once per run, as in the suite: the floor's, not a snippet's
+
     times = {}
     with silenced_stderr():
         for path in all_snippets():
@@ -108,7 +120,26 @@ def silenced_stderr():
 
 
 def torch_start() -> float:
-    return statistics.median(timed([PY, "-c", "import torch"]) for _ in range(3))
+    """One interpreter start with what every run imports once: torch, and torchvision for the data pages."""
+    return statistics.median(timed([PY, "-c", "import torch, torchvision"]) for _ in range(3))
+
+
+def lab_times() -> dict[str, float]:
+    """Each lab's solved run in a fresh Jupyter kernel (kernel start and imports included), as the tests run it."""
+    sys.path.insert(0, str(ROOT / "hooks"))  # as pytest's `pythonpath` does
+    from lab_format import parse_lab
+    from labs import lab_sources
+
+    from tests.lab_runs import run_in_kernel, solved_cells
+
+    times = {}
+    for lab in lab_sources(ROOT):
+        cells = parse_lab(lab.read_text(encoding="utf-8"), repo_relative(lab))
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            run_in_kernel(solved_cells(cells), cwd=Path(tmp))
+            times[repo_relative(lab)] = time.perf_counter() - started
+    return times
 
 
 # ---- weight -------------------------------------------------------------------------------------
@@ -172,6 +203,10 @@ def main() -> None:
         cold, warm = build_times(ROOT, site)
         rows += [("build --strict, cold (process wall)", f"{cold:.2f} s", ""),
                  ("build --strict, warm (process wall)", f"{warm:.2f} s", f"{verdict(warm <= 15)} ≤ 15 s")]  # fmt: skip
+        bare = Path(tmp) / "without-labs"
+        copy_without_labs(bare)
+        bare_cold, bare_warm = build_times(bare, bare / "site")
+        rows += [("build --strict without the labs, cold / warm", f"{bare_cold:.2f} s / {bare_warm:.2f} s", "")]
         total, shares = build_shares(ROOT, Path(tmp) / "site-profiled")
         for origin, seconds in sorted(shares.items(), key=lambda item: -item[1]):
             rows.append((f"  share: {origin}", f"{seconds:.2f} s ({100 * seconds / total:.0f} %)", ""))
@@ -201,6 +236,9 @@ def main() -> None:
         (f"{len(multi)} multi-process snippets, slowest", f"{max(multi.values(), default=0):.2f} s",
          f"{verdict(all(t <= 20 for t in multi.values()))} each ≤ 20 s"),
     ]  # fmt: skip
+    labs = lab_times()
+    rows.append((f"{len(labs)} labs solved in a Jupyter kernel, slowest / total",
+                 f"{max(labs.values(), default=0):.2f} s / {sum(labs.values()):.2f} s", ""))  # fmt: skip
     if not args.skip_suite:
         full = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
         rows.append(("whole CPU test suite (pytest, browser tests included)", f"{full:.1f} s", ""))
@@ -220,6 +258,9 @@ def main() -> None:
         print(f"{what:<{width}}  {figure:<28}  {budget}")
     print("\nslowest snippets:")
     for path, seconds in sorted(times.items(), key=lambda item: -item[1])[:10]:
+        print(f"  {seconds:6.2f} s  {path}")
+    print("\nlabs:")
+    for path, seconds in sorted(labs.items(), key=lambda item: -item[1]):
         print(f"  {seconds:6.2f} s  {path}")
     sys.exit(1 if any(budget.startswith("FAIL") for _, _, budget in rows) else 0)
 

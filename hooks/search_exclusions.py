@@ -1,0 +1,40 @@
+"""Hook: keep the search index to the words readers search for — the prose — not to repeated machinery.
+
+Material's search plugin indexes every text node of a page unless an element carries
+`data-search-exclude`. Left alone, a third of our index was code blocks (which repeat the identifiers
+the prose around them already names in inline code), the captions under every block, the verification
+line under every title, and the answer lists a match drill repeats in each item's `<select>`. The index
+grows with the guide and is downloaded by every reader who opens search (docs/benchmarks.md), so
+these are excluded; headings, prose, inline code, panels, cards and step narration stay searchable.
+"""
+
+from __future__ import annotations
+
+import re
+
+EXCLUDED = {  # opening tag -> the class its `class` attribute starts with ("" = every such element)
+    "div": "language-",  # a highlighted code block: <div class="language-python highlight">
+    "p": ("snippet-source", "verification-status"),
+    "select": "",  # a match drill's keyboard fallback: every item repeats every answer
+}
+_OPENING = re.compile(r"<(div|p|select)\b([^>]*)>")
+_CLASS = re.compile(r'\bclass="([^"]*)"')
+
+
+def exclude_from_search(html: str) -> str:
+    """Mark the elements in EXCLUDED with `data-search-exclude`."""
+
+    def mark(match: re.Match) -> str:
+        tag, attributes = match.groups()
+        classes = _CLASS.search(attributes)
+        if "data-search-exclude" in attributes or (not classes and EXCLUDED[tag]):
+            return match.group(0)
+        if classes and not classes.group(1).startswith(EXCLUDED[tag]):
+            return match.group(0)
+        return f"<{tag}{attributes} data-search-exclude>"
+
+    return _OPENING.sub(mark, html)
+
+
+def on_page_content(html, page, config, files):
+    return exclude_from_search(html)

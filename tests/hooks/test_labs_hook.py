@@ -1,0 +1,42 @@
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from labs import on_files, on_page_markdown
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+
+from tests.hooks.test_lab_format import LAB
+
+
+def project(tmp_path: Path, lab: str = LAB) -> SimpleNamespace:
+    (tmp_path / "snippets" / "tensors").mkdir(parents=True)
+    (tmp_path / "snippets" / "tensors" / "lab.py").write_text(lab)
+    return SimpleNamespace(
+        config_file_path=str(tmp_path / "mkdocs.yml"), site_dir=str(tmp_path / "site"), use_directory_urls=True
+    )
+
+
+def test_each_lab_becomes_a_notebook_page_from_the_cache(tmp_path):
+    config = project(tmp_path)
+    (file,) = on_files(Files([]), config)
+    assert file.src_uri == "tensors/lab.ipynb"  # mkdocs-jupyter then makes it the page tensors/lab/
+    assert Path(file.abs_src_path) == tmp_path / ".cache" / "labs" / "tensors" / "lab.ipynb"
+    before = Path(file.abs_src_path).stat().st_mtime_ns
+    on_files(Files([]), config)
+    assert Path(file.abs_src_path).stat().st_mtime_ns == before  # rewritten only on change: the cache hits
+
+
+def test_a_malformed_lab_stops_the_build_with_file_line_and_where_to_read(tmp_path):
+    with pytest.raises(PluginError, match=r"(?s)Add or change a lab.*snippets/tensors/lab\.py:1: a lab starts with"):
+        on_files(Files([]), project(tmp_path, "import torch\n"))
+
+
+def test_edit_this_page_opens_the_lab_source():
+    config = SimpleNamespace(extra={"source": {"repository": "https://github.com/o/r", "branch": "main"}})
+    lab = SimpleNamespace(file=SimpleNamespace(src_uri="tensors/lab.ipynb"), edit_url="old")
+    on_page_markdown("", lab, config)
+    assert lab.edit_url == "https://github.com/o/r/edit/main/snippets/tensors/lab.py"
+    other = SimpleNamespace(file=SimpleNamespace(src_uri="tensors/anatomy.md"), edit_url="kept")
+    on_page_markdown("", other, config)
+    assert other.edit_url == "kept"

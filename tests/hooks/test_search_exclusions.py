@@ -1,0 +1,24 @@
+from search_exclusions import exclude_from_search
+
+
+def test_code_blocks_captions_status_and_match_selects_leave_the_index():
+    html = (
+        '<p class="verification-status verification-status--none">Unverified</p>'
+        '<div class="language-python highlight"><pre><code>x</code></pre></div>'
+        '<p class="snippet-source"><a href="#">src</a></p>'
+        '<select aria-labelledby="i"><option>a</option></select>'
+    )
+    assert exclude_from_search(html) == (
+        '<p class="verification-status verification-status--none" data-search-exclude>Unverified</p>'
+        '<div class="language-python highlight" data-search-exclude><pre><code>x</code></pre></div>'
+        '<p class="snippet-source" data-search-exclude><a href="#">src</a></p>'
+        '<select aria-labelledby="i" data-search-exclude><option>a</option></select>'
+    )
+
+
+def test_prose_panels_and_other_blocks_stay_searchable():
+    html = '<p>Use <code>zero_grad</code>.</p><div class="admonition success"><p class="admonition-title">T</p></div>'
+    html += "<div><p>plain</p></div>"
+    assert exclude_from_search(html) == html
+    marked = exclude_from_search('<div class="language-text highlight">')
+    assert exclude_from_search(marked) == marked  # idempotent

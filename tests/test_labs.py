@@ -1,0 +1,51 @@
+"""The practice labs (snippets/<chapter>/lab.py): each runs solved, each exercise fails until solved.
+
+Test ids are the lab paths: `pytest tests/test_labs.py -k tensors` runs one module's lab.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lab_format import exercises, notebook_json, parse_lab
+from labs import lab_sources
+
+from tests.lab_runs import run_here, run_in_kernel, solved_cells, unsolved_cells
+from tests.snippet_files import ROOT, repo_relative
+
+LABS = lab_sources(ROOT)
+CHAPTERS = [path.name for path in (ROOT / "docs").iterdir() if (path / "index.md").is_file()]
+
+
+def cells_of(path: Path):
+    return parse_lab(path.read_text(encoding="utf-8"), repo_relative(path))
+
+
+def test_every_module_has_a_lab() -> None:
+    assert sorted(lab.parent.name for lab in LABS) == sorted(CHAPTERS)
+
+
+@pytest.mark.parametrize("path", LABS, ids=repo_relative)
+def test_lab_runs_solved_in_a_kernel(path: Path, tmp_path: Path) -> None:
+    run_in_kernel(solved_cells(cells_of(path)), cwd=tmp_path)
+
+
+@pytest.mark.parametrize("path", LABS, ids=repo_relative)
+def test_each_exercise_fails_its_check_until_solved(path: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cells = cells_of(path)
+    for number, item in enumerate(exercises(cells)):
+        with pytest.raises(AssertionError):
+            run_here(unsolved_cells(cells, number), repo_relative(path))
+        assert item.check.source.strip(), f"{repo_relative(path)}:{item.check.line}: empty check"
+
+
+@pytest.mark.parametrize("path", LABS, ids=repo_relative)
+def test_committed_notebook_is_the_lab(path: Path) -> None:
+    """Colab opens the committed `.ipynb`: it must be exactly what the build generates from the lab."""
+    committed = path.with_suffix(".ipynb")
+    expected = notebook_json(path.read_text(encoding="utf-8"), repo_relative(path))
+    assert committed.is_file() and committed.read_text(encoding="utf-8") == expected, (
+        f"{repo_relative(committed)} is missing or older than {repo_relative(path)}: run `make labs`"
+    )
