@@ -5,7 +5,10 @@ Material's search plugin indexes every text node of a page unless an element car
 the prose around them already names in inline code), the captions under every block, the verification
 line under every title, and the answer lists a match drill repeats in each item's `<select>`. The index
 grows with the guide and is downloaded by every reader who opens search (docs/benchmarks.md), so
-these are excluded; headings, prose, inline code, panels, cards and step narration stay searchable.
+these are excluded. So are the answers a drill hides until asked — a flashcard's back, a spot-the-bug
+drill's hints and explanation — which a search preview would give away (the question pages say the
+same in their own words). Headings, prose, inline code, panels, card fronts and step narration stay
+searchable.
 """
 
 from __future__ import annotations
@@ -13,7 +16,12 @@ from __future__ import annotations
 import re
 
 EXCLUDED = {  # opening tag -> the class its `class` attribute starts with ("" = every such element)
-    "div": "language-",  # a highlighted code block: <div class="language-python highlight">
+    "div": (
+        "language-",  # a highlighted code block: <div class="language-python highlight">
+        "drill-card__back",
+        "drill-spot__hints",
+        "drill__answer",
+    ),
     "p": ("snippet-source", "verification-status"),
     "select": "",  # a match drill's keyboard fallback: every item repeats every answer
 }

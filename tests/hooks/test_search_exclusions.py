@@ -22,3 +22,11 @@ def test_prose_panels_and_other_blocks_stay_searchable():
     assert exclude_from_search(html) == html
     marked = exclude_from_search('<div class="language-text highlight">')
     assert exclude_from_search(marked) == marked  # idempotent
+
+
+def test_answers_a_drill_hides_stay_out_of_search_previews():
+    for hidden in ("drill-card__back", "drill-spot__hints", "drill__answer"):
+        html = f'<div class="{hidden}" hidden="hidden"><p>the answer</p></div>'
+        assert exclude_from_search(html).startswith(f'<div class="{hidden}" hidden="hidden" data-search-exclude>')
+    front = '<div class="drill-card__front"><p>the question</p></div>'
+    assert exclude_from_search(front) == front
