@@ -2,7 +2,8 @@
 
 Snippets run in one process (an `import torch` costs seconds), so whatever one of them changes —
 RNG streams, the default dtype or device, grad mode, deterministic mode, print options, the working
-directory, modules imported from snippets/ — is put back before the next one runs.
+directory, the exception hook (`init_process_group` wraps it in a "[rank0]:" prefixer each time), modules
+imported from snippets/ — is put back before the next one runs.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def fresh_torch_state(seed: int = SEED) -> Iterator[None]:
         torch.get_float32_matmul_precision(),
         copy.copy(torch._tensor_str.PRINT_OPTS.__dict__),
     )
-    saved_process = (os.getcwd(), sys.argv[:], dict(os.environ), set(sys.modules))
+    saved_process = (os.getcwd(), sys.argv[:], dict(os.environ), set(sys.modules), sys.excepthook)
 
     torch.manual_seed(seed)
     random.seed(seed)
@@ -71,7 +72,8 @@ def fresh_torch_state(seed: int = SEED) -> Iterator[None]:
         if "torch._dynamo" in sys.modules:
             torch._dynamo.reset()  # compiled graphs and recompile counters belong to one snippet
 
-        cwd, argv, environ, modules = saved_process
+        cwd, argv, environ, modules, excepthook = saved_process
+        sys.excepthook = excepthook
         os.chdir(cwd)
         sys.argv[:] = argv
         os.environ.clear()

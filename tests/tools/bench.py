@@ -32,7 +32,9 @@ KB, MB = 1024, 1024 * 1024
 
 def timed(command: list[str], cwd: Path = ROOT) -> float:
     started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, env=ENV, check=True, capture_output=True)
+    done = subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True)
+    if done.returncode != 0:  # a figure for a failing command would be meaningless: show why and stop
+        sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
     return time.perf_counter() - started
 
 
@@ -135,7 +137,7 @@ def lab_times() -> dict[str, float]:
     times = {}
     for lab in lab_sources(ROOT):
         cells = parse_lab(lab.read_text(encoding="utf-8"), repo_relative(lab))
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, silenced_stderr():  # the kernel's start-up notices
             started = time.perf_counter()
             run_in_kernel(solved_cells(cells), cwd=Path(tmp))
             times[repo_relative(lab)] = time.perf_counter() - started
