@@ -24,7 +24,11 @@ print(len(loader), tuple(x.shape), x.device.type == device.type)
 # > 3 (32, 8) True
 # --8<-- [end:demo]
 
-knobs_loader, knobs_x = loader, x
+# What the checks need from the persistent loader, read now: the loader itself is released here, so its
+# workers shut down at once rather than whenever a garbage collection reaches this module's namespace.
+knobs_batches, knobs_drop_last, knobs_x = len(loader), loader.drop_last, x
+knobs_kept_workers = loader._iterator is not None  # persistent workers: the iterator stays on the loader
+del loader
 
 # --8<-- [start:starved]
 import time
@@ -93,9 +97,9 @@ def _check() -> None:
     with mock.patch("torch._utils.cpu_count", return_value=1), pytest.warns(UserWarning, match=suggested):
         DataLoader(dataset, num_workers=2)
     # drop_last: 3 full batches instead of 3 + a batch of 4; the ragged one is what it removes.
-    assert len(DataLoader(dataset, batch_size=32)) == 4 and len(knobs_loader) == 3 and knobs_loader.drop_last
+    assert len(DataLoader(dataset, batch_size=32)) == 4 and knobs_batches == 3 and knobs_drop_last
     assert [len(b[0]) for b in DataLoader(dataset, batch_size=32)][-1] == 4
-    assert knobs_loader._iterator is not None  # the persistent workers' iterator is kept on the loader
+    assert knobs_kept_workers
     assert knobs_x.device.type == device.type
     # Why BatchNorm cares: a training batch of one sample has no variance to normalize with.
     with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
