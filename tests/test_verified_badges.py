@@ -48,3 +48,19 @@ def test_badges_come_from_a_cpu_run_report_and_a_gpu_report(tmp_path: Path) -> N
     assert html.count("✓ CUDA · NVIDIA H100 80GB HBM3 · torch 2.11.0") == blocks + 1
     assert re.search(rf"✓ CPU · torch [\d.]+</span> {blocks} of {blocks} code blocks", html)
     assert "not verified in this build" not in html
+
+
+def test_a_lab_page_is_verified_only_by_a_run_of_that_lab(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    done = subprocess.run(  # a real CPU run of one lab's tests writes the report
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_labs.py",
+         "-k", "snippets/tensors/lab.py", f"--verification-report={reports / 'cpu.json'}"],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    build = mkdocs_build(ROOT, tmp_path / "site", reports=reports)
+    assert build.returncode == 0, build.log
+    ran = (build.site / "tensors" / "lab" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"Verified: <span [^>]*>✓ CPU · torch [\d.]+</span> — ran top to bottom", ran)
+    not_run = (build.site / "autograd" / "lab" / "index.html").read_text(encoding="utf-8")
+    assert "Unverified build" in not_run and "✓" not in not_run

@@ -70,3 +70,12 @@ def test_links_download_the_notebook_and_open_the_committed_copy_in_colab():
 def test_the_links_go_right_under_the_title():
     assert insert_after_title("<h1>T</h1><p>x</p>", "<nav/>") == "<h1>T</h1>\n<nav/><p>x</p>"
     assert insert_after_title("<p>x</p>", "<nav/>") == "<nav/>\n<p>x</p>"
+
+
+def test_the_status_line_claims_only_what_a_report_says():
+    from lab_html import lab_status
+
+    assert "Unverified build" in lab_status([], "")
+    line = lab_status(['<span class="verified">✓ CPU · torch 2.14.1</span>'], "2026-11-30")
+    assert line.startswith('<p class="verification-status">Verified: <span')
+    assert "every check failed on its unsolved exercise (2026-11-30)" in line
