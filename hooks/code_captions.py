@@ -76,28 +76,46 @@ def badge(run: Run) -> str:
     return f'<span class="verified verified--{run.lane}" title="Passed on {run.date}">✓ {run.label}</span>'
 
 
-# ---- MkDocs events -------------------------------------------------------------------------------
-_reports: list[Report] = []
+# ---- Reading the repository (shared with hooks/drills.py and hooks/labs.py) ------------------------
+def load_reports(root: Path) -> list[Report]:
+    """The test reports: every *.json in $VERIFICATION_REPORTS, default `<root>/.cache/verification`."""
+    folder = Path(os.environ.get(REPORTS_ENV) or root / ".cache" / "verification")
+    return [parse_report(path.read_text(encoding="utf-8"), str(path)) for path in sorted(folder.glob("*.json"))]
 
 
-def on_config(config, **kwargs):
-    folder = Path(os.environ.get(REPORTS_ENV) or Path(config.config_file_path).parent / ".cache" / "verification")
-    _reports[:] = [parse_report(path.read_text(encoding="utf-8"), str(path)) for path in sorted(folder.glob("*.json"))]
-    return config
-
-
-def on_page_markdown(markdown, page, config, **kwargs):
-    root = Path(config.config_file_path).parent
-    source = config.extra["source"]
-    base = f"{source['repository'].rstrip('/')}/blob/{source['branch']}"
+def snippet_text(root: Path) -> Callable[[Include], str]:
+    """include -> the current text of its file ("" when it is missing: the build reports that elsewhere)."""
 
     def text_of(include: Include) -> str:
         file = root / include.path
         return file.read_text(encoding="utf-8") if file.is_file() else ""
 
+    return text_of
+
+
+def source_url(source: dict, text_of: Callable[[Include], str]) -> Callable[[Include], str]:
+    """include -> its file on GitHub (`extra.source`), anchored to the section's lines."""
+    base = f"{source['repository'].rstrip('/')}/blob/{source['branch']}"
+
     def url_for(include: Include) -> str:
         section = read_sections(text_of(include))[0].get(include.section)
         return f"{base}/{include.path}" + (f"#L{section.first_line}-L{section.last_line}" if section else "")
+
+    return url_for
+
+
+# ---- MkDocs events -------------------------------------------------------------------------------
+_reports: list[Report] = []
+
+
+def on_config(config, **kwargs):
+    _reports[:] = load_reports(Path(config.config_file_path).parent)
+    return config
+
+
+def on_page_markdown(markdown, page, config, **kwargs):
+    text_of = snippet_text(Path(config.config_file_path).parent)
+    url_for = source_url(config.extra["source"], text_of)
 
     def runs_for(include: Include) -> list[Run]:
         return runs_verifying(_reports, include.path, text_of(include))

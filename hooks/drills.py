@@ -12,33 +12,19 @@ that no test run earned.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-from code_captions import REPORTS_ENV, caption
+from code_captions import caption, load_reports, snippet_text, source_url
 from drill_blocks import DrillsExtension
-from snippet_markup import Include, read_sections
-from verification_reports import Report, parse_report, runs_verifying
-
-
-def load_reports(root: Path) -> list[Report]:
-    """The test reports, from the folder hooks/code_captions.py reads."""
-    folder = Path(os.environ.get(REPORTS_ENV) or root / ".cache" / "verification")
-    return [parse_report(path.read_text(encoding="utf-8"), str(path)) for path in sorted(folder.glob("*.json"))]
+from snippet_markup import Include
+from verification_reports import Report, runs_verifying
 
 
 def caption_maker(root: Path, source: dict, reports: list[Report]) -> Callable[[Include], str]:
     """include -> the caption Markdown: the runs that verified that file as it is now, and its lines' link."""
-    base = f"{source['repository'].rstrip('/')}/blob/{source['branch']}"
-
-    def text_of(include: Include) -> str:
-        file = root / include.path
-        return file.read_text(encoding="utf-8") if file.is_file() else ""
-
-    def url_for(include: Include) -> str:
-        section = read_sections(text_of(include))[0].get(include.section)
-        return f"{base}/{include.path}" + (f"#L{section.first_line}-L{section.last_line}" if section else "")
+    text_of = snippet_text(root)
+    url_for = source_url(source, text_of)
 
     def caption_for(include: Include) -> str:
         return caption([include], runs_verifying(reports, include.path, text_of(include)), url_for)

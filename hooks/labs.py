@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from code_captions import badge
-from drills import load_reports
+from code_captions import badge, load_reports
 from lab_format import LabError, notebook_json
 from lab_html import insert_after_title, lab_links, lab_status, tidy_notebook
 from mkdocs.exceptions import PluginError

@@ -2,8 +2,9 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+from code_captions import load_reports
 from drill_blocks import DrillsExtension
-from drills import caption_maker, load_reports, on_config
+from drills import caption_maker, on_config
 from snippet_markup import Include
 from verification_reports import Report, Run, fingerprint
 
