@@ -1,6 +1,8 @@
 """The one generic runner: every file under snippets/ runs, its checks pass and it prints its `# >` lines.
 
-Test ids are the snippet paths: `pytest -k view_vs_reshape` runs one.
+Test ids are the snippet paths: `pytest -k view_vs_reshape` runs one. A snippet that cannot run here (a
+`*_cuda.py` file on the CPU lane, too few GPUs, a torch outside the range its claim holds for) is skipped
+with the reason, which the verification report keeps (tests/snippet_files.py `skip_reason`).
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ import pytest
 
 from tests.expected_output import check_output
 from tests.run_code import run_in_process, run_in_subprocess
-from tests.snippet_files import all_snippets, needs_gpu, repo_relative, starts_processes
+from tests.snippet_files import all_snippets, repo_relative, skip_reason, starts_processes
 
 
 @pytest.mark.parametrize("path", all_snippets(), ids=repo_relative)
 def test_snippet(path: Path, lane: str) -> None:
-    if needs_gpu(path) and lane != "gpu":
-        pytest.skip("needs a CUDA GPU: runs on the GPU lane (make test-gpu)")
+    if reason := skip_reason(path, lane):
+        pytest.skip(reason)
     printed = run_in_subprocess(path) if starts_processes(path) else run_in_process(path)
     check_output(path.read_text(encoding="utf-8"), printed, where=repo_relative(path))

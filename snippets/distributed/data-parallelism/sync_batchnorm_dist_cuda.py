@@ -1,10 +1,6 @@
 """SyncBatchNorm on 2 GPUs normalises with global batch statistics: it equals one BatchNorm on the whole batch."""
 
-import pytest
-import torch
-
-if torch.accelerator.device_count() < 2:
-    pytest.skip("needs 2 GPUs: SyncBatchNorm syncs statistics across devices", allow_module_level=True)
+# needs 2 GPUs: SyncBatchNorm syncs statistics across devices
 
 # --8<-- [start:demo]
 import os
