@@ -13,7 +13,8 @@ optimizer.step()
 sd = optimizer.state_dict()
 print(list(sd))
 # > ['state', 'param_groups']
-print({index: list(state) for index, state in sd["state"].items()})  # keyed by position, not by name
+# keyed by position, not by name
+print({index: list(state) for index, state in sd["state"].items()})
 # > {0: ['step', 'exp_avg', 'exp_avg_sq'], 1: ['step', 'exp_avg', 'exp_avg_sq']}
 print(sd["param_groups"][0]["params"], sd["param_groups"][0]["lr"])
 # > [0, 1] 0.001
@@ -28,7 +29,9 @@ from torch import nn
 x, y = torch.randn(32, 4), torch.randn(32, 1)
 
 
-def train(model: nn.Module, optimizer: torch.optim.Optimizer, steps: int) -> None:
+def train(
+    model: nn.Module, optimizer: torch.optim.Optimizer, steps: int
+) -> None:
     for _ in range(steps):
         optimizer.zero_grad()
         nn.functional.mse_loss(model(x), y).backward()
@@ -38,20 +41,27 @@ def train(model: nn.Module, optimizer: torch.optim.Optimizer, steps: int) -> Non
 model = nn.Linear(4, 1)
 optimizer = torch.optim.AdamW(model.parameters(), lr=0.05)
 train(model, optimizer, 5)
-checkpoint = copy.deepcopy({"model": model.state_dict(), "optimizer": optimizer.state_dict()})
+checkpoint = copy.deepcopy(
+    {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
+)
 train(model, optimizer, 5)  # the uninterrupted run
 
 full = nn.Linear(4, 1)
 full.load_state_dict(checkpoint["model"])
 full_opt = torch.optim.AdamW(full.parameters(), lr=0.05)
-full_opt.load_state_dict(checkpoint["optimizer"])  # moments and step counts come back
+# moments and step counts come back
+full_opt.load_state_dict(checkpoint["optimizer"])
 train(full, full_opt, 5)
 
 weights_only = nn.Linear(4, 1)
 weights_only.load_state_dict(checkpoint["model"])
-train(weights_only, torch.optim.AdamW(weights_only.parameters(), lr=0.05), 5)  # fresh moments
+# fresh moments
+train(weights_only, torch.optim.AdamW(weights_only.parameters(), lr=0.05), 5)
 
-print(torch.equal(full.weight, model.weight), torch.equal(weights_only.weight, model.weight))
+print(
+    torch.equal(full.weight, model.weight),
+    torch.equal(weights_only.weight, model.weight),
+)
 # > True False
 # --8<-- [end:resume]
 

@@ -10,12 +10,19 @@ def param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
     for p in model.parameters():
         if not p.requires_grad:
             continue  # frozen parameters stay out of the optimizer
-        (no_decay if p.ndim < 2 else decay).append(p)  # biases and norm scales are 1-D
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+        # biases and norm scales are 1-D
+        (no_decay if p.ndim < 2 else decay).append(p)
+    return [
+        {"params": decay, "weight_decay": weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
 
 
-model = nn.Sequential(nn.Linear(16, 32), nn.LayerNorm(32), nn.ReLU(), nn.Linear(32, 4))
-optimizer = torch.optim.AdamW(param_groups(model, weight_decay=0.05), lr=1e-3)  # lr: default for all groups
+model = nn.Sequential(
+    nn.Linear(16, 32), nn.LayerNorm(32), nn.ReLU(), nn.Linear(32, 4)
+)
+# lr: default for all groups
+optimizer = torch.optim.AdamW(param_groups(model, weight_decay=0.05), lr=1e-3)
 for group in optimizer.param_groups:
     print(len(group["params"]), group["weight_decay"], group["lr"])
 # > 2 0.05 0.001
@@ -26,9 +33,13 @@ for group in optimizer.param_groups:
 import torch
 from torch import nn
 
-backbone, head = nn.Linear(16, 32), nn.Linear(32, 4)  # stand-ins: a pretrained trunk and a new head
+# stand-ins: a pretrained trunk and a new head
+backbone, head = nn.Linear(16, 32), nn.Linear(32, 4)
 optimizer = torch.optim.AdamW(
-    [{"params": backbone.parameters(), "lr": 1e-5}, {"params": head.parameters()}],
+    [
+        {"params": backbone.parameters(), "lr": 1e-5},
+        {"params": head.parameters()},
+    ],
     lr=1e-3,
 )
 print([group["lr"] for group in optimizer.param_groups])

@@ -8,19 +8,28 @@ from torch.optim.lr_scheduler import CosineAnnealingLR, LinearLR, SequentialLR
 model = nn.Linear(4, 1)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)  # the peak lr
 warmup_steps, total_steps = 5, 20
-warmup = LinearLR(optimizer, start_factor=0.1, end_factor=1.0, total_iters=warmup_steps)
-cosine = CosineAnnealingLR(optimizer, T_max=total_steps - warmup_steps, eta_min=1e-5)
-scheduler = SequentialLR(optimizer, schedulers=[warmup, cosine], milestones=[warmup_steps])
+warmup = LinearLR(
+    optimizer, start_factor=0.1, end_factor=1.0, total_iters=warmup_steps
+)
+cosine = CosineAnnealingLR(
+    optimizer, T_max=total_steps - warmup_steps, eta_min=1e-5
+)
+scheduler = SequentialLR(
+    optimizer, schedulers=[warmup, cosine], milestones=[warmup_steps]
+)
 
 lrs = []
-for _ in range(total_steps):  # one iteration per batch: this schedule is stepped per batch
+# one iteration per batch: this schedule is stepped per batch
+for _ in range(total_steps):
     lrs.append(scheduler.get_last_lr()[0])  # the lr this step uses
     optimizer.zero_grad()
     model(torch.randn(8, 4)).pow(2).mean().backward()
     optimizer.step()
     scheduler.step()  # after optimizer.step()
 lrs.append(scheduler.get_last_lr()[0])
-print(f"start {lrs[0]:.0e}, peak {max(lrs):.0e} at step {lrs.index(max(lrs))}, end {lrs[-1]:.0e}")
+peak = max(lrs)
+print(f"start {lrs[0]:.0e}, peak {peak:.0e} at step {lrs.index(peak)}", end="")
+print(f", end {lrs[-1]:.0e}")
 # > start 1e-04, peak 1e-03 at step 5, end 1e-05
 # --8<-- [end:schedule]
 
@@ -45,8 +54,11 @@ import torch
 from torch import nn
 
 optimizer = torch.optim.SGD(nn.Linear(4, 1).parameters(), lr=0.1)
-scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="min", factor=0.5, patience=2)
-for val_loss in [1.0, 0.8, 0.8, 0.8, 0.8, 0.7]:  # one value per epoch, from evaluate()
+scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
+    optimizer, mode="min", factor=0.5, patience=2
+)
+# one value per epoch, from evaluate()
+for val_loss in [1.0, 0.8, 0.8, 0.8, 0.8, 0.7]:
     scheduler.step(val_loss)  # it needs the metric
     print(optimizer.param_groups[0]["lr"], end=" ")
 print()
