@@ -17,7 +17,8 @@ from torch import nn
 
 bn = nn.BatchNorm1d(3).requires_grad_(False)  # "frozen"
 bn(torch.randn(8, 3) + 5)  # still in training mode
-print(bn.running_mean.abs().sum().item() > 0, bn.num_batches_tracked)  # the statistics moved anyway
+# the statistics moved anyway
+print(bn.running_mean.abs().sum().item() > 0, bn.num_batches_tracked)
 # > True tensor(1)
 # --8<-- [end:frozen_bn]
 
@@ -32,7 +33,8 @@ conv = nn.Conv2d(3, 16, 3)  # with a bias
 no_bias = nn.Conv2d(3, 16, 3, bias=False)
 no_bias.weight = conv.weight  # the same filters, no bias
 bn = nn.BatchNorm2d(16)
-print(torch.allclose(bn(conv(x)), bn(no_bias(x)), atol=1e-5))  # BatchNorm subtracts the mean: the bias cancels
+# BatchNorm subtracts the mean: the bias cancels
+print(torch.allclose(bn(conv(x)), bn(no_bias(x)), atol=1e-5))
 # > True
 # --8<-- [end:bias_before_bn]
 
@@ -44,8 +46,15 @@ def _check() -> None:
     assert not any(p.requires_grad for p in frozen_bn.parameters())
     assert 0.3 < frozen_bn.running_mean.mean().item() < 0.7
     # The bias is exactly a per-channel shift, which BatchNorm's mean subtraction removes.
-    assert conv.bias is not None and conv.bias.abs().sum() > 0 and no_bias.bias is None
-    torch.testing.assert_close(conv(x) - no_bias(x), conv.bias.detach()[None, :, None, None].expand(4, 16, 6, 6))
+    assert (
+        conv.bias is not None
+        and conv.bias.abs().sum() > 0
+        and no_bias.bias is None
+    )
+    torch.testing.assert_close(
+        conv(x) - no_bias(x),
+        conv.bias.detach()[None, :, None, None].expand(4, 16, 6, 6),
+    )
 
 
 if __name__ == "__main__":

@@ -14,8 +14,12 @@ from torchvision.models import ResNet18_Weights, resnet18
 
 _name = Path(ResNet18_Weights.DEFAULT.url).name
 _home = os.environ.get("TORCH_HOME")
-_found = _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
-_temporary = None if _found else tempfile.TemporaryDirectory()  # deleted when the script exits
+_found = (
+    _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
+)
+_temporary = (
+    None if _found else tempfile.TemporaryDirectory()
+)  # deleted when the script exits
 os.environ["TORCH_HOME"] = _home if _found else _temporary.name
 _checkpoint = Path(os.environ["TORCH_HOME"], "hub", "checkpoints", _name)
 _checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -27,13 +31,21 @@ from torch import nn
 from torchvision.models import ResNet18_Weights, resnet18
 
 model = resnet18(weights=ResNet18_Weights.DEFAULT)
-rgb = model.conv1  # Conv2d(3, 64, kernel_size=7, stride=2, padding=3, bias=False)
-model.conv1 = nn.Conv2d(1, 64, kernel_size=7, stride=2, padding=3, bias=False)  # grayscale input
+# Conv2d(3, 64, kernel_size=7, stride=2, padding=3, bias=False)
+rgb = model.conv1
+# grayscale input
+model.conv1 = nn.Conv2d(1, 64, kernel_size=7, stride=2, padding=3, bias=False)
 with torch.no_grad():
-    model.conv1.weight.copy_(rgb.weight.sum(dim=1, keepdim=True))  # keep the pretrained filters
+    # keep the pretrained filters
+    model.conv1.weight.copy_(rgb.weight.sum(dim=1, keepdim=True))
 
 gray = torch.rand(2, 1, 64, 64)
-print(torch.allclose(model.conv1(gray), rgb(gray.expand(-1, 3, -1, -1)), atol=1e-5))  # same as gray copied to RGB
+# same as gray copied to RGB
+print(
+    torch.allclose(
+        model.conv1(gray), rgb(gray.expand(-1, 3, -1, -1)), atol=1e-5
+    )
+)
 # > True
 print(model(gray).shape)
 # > torch.Size([2, 1000])
@@ -49,7 +61,10 @@ from torchvision.models.feature_extraction import create_feature_extractor
 
 model = resnet18(weights=ResNet18_Weights.DEFAULT).eval()
 x = torch.randn(2, 3, 64, 64)
-backbone = create_feature_extractor(model, return_nodes={"layer3": "c4", "layer4": "c5"})  # multi-scale maps
+# multi-scale maps
+backbone = create_feature_extractor(
+    model, return_nodes={"layer3": "c4", "layer4": "c5"}
+)
 print({name: tuple(t.shape) for name, t in backbone(x).items()})
 # > {'c4': (2, 256, 4, 4), 'c5': (2, 512, 2, 2)}
 
@@ -66,13 +81,16 @@ from torch import nn
 
 
 class LoRALinear(nn.Module):
-    """y = W x + b + (alpha / r) * B A x, with W and b frozen and only A, B trained."""
+    """y = W x + b + (alpha / r) * B A x; W, b frozen, only A and B train."""
 
-    def __init__(self, base: nn.Linear, rank: int = 4, alpha: float = 8.0) -> None:
+    def __init__(
+        self, base: nn.Linear, rank: int = 4, alpha: float = 8.0
+    ) -> None:
         super().__init__()
         self.base = base.requires_grad_(False)
         self.A = nn.Parameter(torch.randn(rank, base.in_features) * 0.01)
-        self.B = nn.Parameter(torch.zeros(base.out_features, rank))  # zero: starts as the base layer
+        # zero: starts as the base layer
+        self.B = nn.Parameter(torch.zeros(base.out_features, rank))
         self.scale = alpha / rank
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -82,9 +100,14 @@ class LoRALinear(nn.Module):
 base = nn.Linear(512, 512)
 layer = LoRALinear(base)
 x = torch.randn(8, 512)
-print(torch.equal(layer(x), base(x)))  # before training: exactly the pretrained layer
+# before training: exactly the pretrained layer
+print(torch.equal(layer(x), base(x)))
 # > True
-print(sum(p.numel() for p in layer.parameters() if p.requires_grad), "trainable vs", base.weight.numel())
+print(
+    sum(p.numel() for p in layer.parameters() if p.requires_grad),
+    "trainable vs",
+    base.weight.numel(),
+)
 # > 4096 trainable vs 262144
 
 optimizer = torch.optim.AdamW([layer.A, layer.B], lr=1e-2)
@@ -93,7 +116,8 @@ for _ in range(3):
     layer(x).pow(2).mean().backward()
     optimizer.step()
 merged = nn.Linear(512, 512)
-with torch.no_grad():  # fold the update into one weight: no extra cost at inference
+# fold the update into one weight: no extra cost at inference
+with torch.no_grad():
     merged.weight.copy_(base.weight + layer.scale * layer.B @ layer.A)
     merged.bias.copy_(base.bias)
 print(torch.allclose(merged(x), layer(x), atol=1e-5))
@@ -106,15 +130,27 @@ def _check() -> None:
     saved = torch.load(_checkpoint, weights_only=True)
 
     # The new stem: shape (64, 1, 7, 7), the per-filter sum of the checkpoint's RGB filters; the rest unchanged.
-    assert stem_model.conv1.weight.shape == (64, 1, 7, 7) and stem_rgb.weight.shape == (64, 3, 7, 7)
-    torch.testing.assert_close(stem_model.conv1.weight, saved["conv1.weight"].sum(dim=1, keepdim=True))
-    assert torch.equal(stem_model.layer1[0].conv1.weight, saved["layer1.0.conv1.weight"])
+    assert stem_model.conv1.weight.shape == (
+        64,
+        1,
+        7,
+        7,
+    ) and stem_rgb.weight.shape == (64, 3, 7, 7)
+    torch.testing.assert_close(
+        stem_model.conv1.weight, saved["conv1.weight"].sum(dim=1, keepdim=True)
+    )
+    assert torch.equal(
+        stem_model.layer1[0].conv1.weight, saved["layer1.0.conv1.weight"]
+    )
 
     # The head has another name in other families: classifier[-1] in EfficientNet and MobileNetV3.
     from torchvision.models import efficientnet_b0, mobilenet_v3_small
 
     for other in (efficientnet_b0(), mobilenet_v3_small()):
-        assert isinstance(other.classifier[-1], nn.Linear) and other.classifier[-1].out_features == 1000
+        assert (
+            isinstance(other.classifier[-1], nn.Linear)
+            and other.classifier[-1].out_features == 1000
+        )
     # Feature extraction: the extractor's maps are the model's own intermediate outputs.
     with torch.no_grad():
         maps = features_backbone(features_x)
@@ -123,18 +159,29 @@ def _check() -> None:
         c4 = ref.layer3(ref.layer2(ref.layer1(stem)))
         torch.testing.assert_close(maps["c4"], c4)
         torch.testing.assert_close(maps["c5"], ref.layer4(c4))
-        torch.testing.assert_close(features_model(features_x), torch.flatten(ref.avgpool(ref.layer4(c4)), 1))
+        torch.testing.assert_close(
+            features_model(features_x),
+            torch.flatten(ref.avgpool(ref.layer4(c4)), 1),
+        )
 
     # LoRA: the base stayed frozen and unchanged; only A and B trained; rank-4 update; merge is exact.
     assert not base.weight.requires_grad and base.weight.grad is None
-    assert {n for n, p in layer.named_parameters() if p.requires_grad} == {"A", "B"}
+    assert {n for n, p in layer.named_parameters() if p.requires_grad} == {
+        "A",
+        "B",
+    }
     assert torch.linalg.matrix_rank(layer.B @ layer.A).item() <= 4
     assert layer.B.abs().sum() > 0  # B moved away from zero
     # At initialization only B gets a gradient: dL/dA goes through B, which is zero.
     fresh = LoRALinear(nn.Linear(512, 512))
     fresh(x).pow(2).mean().backward()
-    assert torch.equal(fresh.A.grad, torch.zeros_like(fresh.A)) and fresh.B.grad.abs().sum() > 0
-    assert sum(p.numel() for p in layer.parameters() if p.requires_grad) == 4 * (512 + 512)
+    assert (
+        torch.equal(fresh.A.grad, torch.zeros_like(fresh.A))
+        and fresh.B.grad.abs().sum() > 0
+    )
+    assert sum(
+        p.numel() for p in layer.parameters() if p.requires_grad
+    ) == 4 * (512 + 512)
 
 
 if __name__ == "__main__":

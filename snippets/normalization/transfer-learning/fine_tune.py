@@ -14,8 +14,12 @@ from torchvision.models import ResNet18_Weights, resnet18
 
 _name = Path(ResNet18_Weights.DEFAULT.url).name
 _home = os.environ.get("TORCH_HOME")
-_found = _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
-_temporary = None if _found else tempfile.TemporaryDirectory()  # deleted when the script exits
+_found = (
+    _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
+)
+_temporary = (
+    None if _found else tempfile.TemporaryDirectory()
+)  # deleted when the script exits
 os.environ["TORCH_HOME"] = _home if _found else _temporary.name
 _checkpoint = Path(os.environ["TORCH_HOME"], "hub", "checkpoints", _name)
 _checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -24,12 +28,20 @@ _found or torch.save(resnet18(weights=None).state_dict(), _checkpoint)
 # --8<-- [start:weights_api]
 from torchvision.models import ResNet18_Weights, resnet18
 
-weights = ResNet18_Weights.DEFAULT  # the best weights torchvision has for this model
-model = resnet18(weights=weights)  # downloaded once into $TORCH_HOME/hub/checkpoints, then loaded from there
-preprocess = weights.transforms()  # the preprocessing those weights were trained with
+# the best weights torchvision has for this model
+weights = ResNet18_Weights.DEFAULT
+# downloaded once into $TORCH_HOME/hub/checkpoints, then loaded from there
+model = resnet18(weights=weights)
+# the preprocessing those weights were trained with
+preprocess = weights.transforms()
 print(weights)
 # > ResNet18_Weights.IMAGENET1K_V1
-print(preprocess.resize_size, preprocess.crop_size, preprocess.mean, preprocess.std)
+print(
+    preprocess.resize_size,
+    preprocess.crop_size,
+    preprocess.mean,
+    preprocess.std,
+)
 # > [256] [224] [0.485, 0.456, 0.406] [0.229, 0.224, 0.225]
 print(model.fc, len(weights.meta["categories"]))
 # > Linear(in_features=512, out_features=1000, bias=True) 1000
@@ -45,14 +57,23 @@ from torchvision.models import ResNet18_Weights, resnet18
 model = resnet18(weights=ResNet18_Weights.DEFAULT)
 for param in model.parameters():
     param.requires_grad = False  # 1. freeze the pretrained backbone
-model.fc = nn.Linear(model.fc.in_features, 5)  # 2. then a new head: its parameters require grad
+# 2. then a new head: its parameters require grad
+model.fc = nn.Linear(model.fc.in_features, 5)
 trainable = [p for p in model.parameters() if p.requires_grad]
-optimizer = torch.optim.AdamW(trainable, lr=1e-3)  # 3. then the optimizer, over what trains
-print(sum(p.numel() for p in trainable), "of", sum(p.numel() for p in model.parameters()))
+# 3. then the optimizer, over what trains
+optimizer = torch.optim.AdamW(trainable, lr=1e-3)
+print(
+    sum(p.numel() for p in trainable),
+    "of",
+    sum(p.numel() for p in model.parameters()),
+)
 # > 2565 of 11179077
 
-x, y = torch.randn(4, 3, 64, 64), torch.tensor([0, 1, 2, 3])  # stand-in for a preprocessed batch
-model.eval()  # a linear probe can train in eval mode: frozen BatchNorm keeps its ImageNet stats (Q72)
+# stand-in for a preprocessed batch
+x, y = torch.randn(4, 3, 64, 64), torch.tensor([0, 1, 2, 3])
+# a linear probe can train in eval mode: frozen BatchNorm keeps its ImageNet
+# stats (Q72)
+model.eval()
 loss = nn.functional.cross_entropy(model(x), y)
 loss.backward()
 optimizer.step()
@@ -70,16 +91,22 @@ from torchvision.models import ResNet18_Weights, resnet18
 model = resnet18(weights=ResNet18_Weights.DEFAULT)
 model.fc = nn.Linear(model.fc.in_features, 5)
 model.requires_grad_(False)
-for block in (model.layer4, model.fc):  # partial fine-tuning: unfreeze the last stage and the head
+# partial fine-tuning: unfreeze the last stage and the head
+for block in (model.layer4, model.fc):
     block.requires_grad_(True)
 optimizer = torch.optim.AdamW(
     [
-        {"params": model.layer4.parameters(), "lr": 1e-4},  # pretrained layers: small steps
-        {"params": model.fc.parameters(), "lr": 1e-3},  # the new head: larger steps
+        # pretrained layers: small steps
+        {"params": model.layer4.parameters(), "lr": 1e-4},
+        # the new head: larger steps
+        {"params": model.fc.parameters(), "lr": 1e-3},
     ],
     weight_decay=0.01,
 )
-print([len(group["params"]) for group in optimizer.param_groups], [g["lr"] for g in optimizer.param_groups])
+print(
+    [len(group["params"]) for group in optimizer.param_groups],
+    [g["lr"] for g in optimizer.param_groups],
+)
 # > [15, 2] [0.0001, 0.001]
 # --8<-- [end:partial]
 
@@ -90,19 +117,25 @@ import torch
 from torchvision.models import ResNet18_Weights
 from torchvision.transforms import v2
 
-eval_tf = ResNet18_Weights.DEFAULT.transforms()  # resize 256, center crop 224, normalize
+# resize 256, center crop 224, normalize
+eval_tf = ResNet18_Weights.DEFAULT.transforms()
 train_tf = v2.Compose(
     [
         v2.RandomResizedCrop(224),  # augmentation: training data only
         v2.RandomHorizontalFlip(),
         v2.ToDtype(torch.float32, scale=True),  # uint8 [0, 255] -> float [0, 1]
-        v2.Normalize(mean=eval_tf.mean, std=eval_tf.std),  # the statistics the weights expect
+        # the statistics the weights expect
+        v2.Normalize(mean=eval_tf.mean, std=eval_tf.std),
     ]
 )
-image = torch.randint(0, 256, (3, 300, 400), dtype=torch.uint8)  # stand-in for a decoded photo
+# stand-in for a decoded photo
+image = torch.randint(0, 256, (3, 300, 400), dtype=torch.uint8)
 print(train_tf(image).shape, eval_tf(image).shape)
 # > torch.Size([3, 224, 224]) torch.Size([3, 224, 224])
-print(torch.equal(eval_tf(image), eval_tf(image)), torch.equal(train_tf(image), train_tf(image)))
+print(
+    torch.equal(eval_tf(image), eval_tf(image)),
+    torch.equal(train_tf(image), train_tf(image)),
+)
 # > True False
 # --8<-- [end:transforms]
 
@@ -110,21 +143,35 @@ print(torch.equal(eval_tf(image), eval_tf(image)), torch.equal(train_tf(image), 
 # ---- checks: run by the tests, never shown on the page ----
 def _check() -> None:
     # The weights API: DEFAULT is an alias of IMAGENET1K_V1, and the model holds exactly the checkpoint's tensors.
-    assert ResNet18_Weights.DEFAULT is ResNet18_Weights.IMAGENET1K_V1 and api_weights.meta["num_params"] == 11689512
+    assert (
+        ResNet18_Weights.DEFAULT is ResNet18_Weights.IMAGENET1K_V1
+        and api_weights.meta["num_params"] == 11689512
+    )
     assert {"categories", "num_params", "recipe"} <= set(api_weights.meta)
     saved = torch.load(_checkpoint, weights_only=True)
-    assert all(torch.equal(saved[k], v) for k, v in api_model.state_dict().items())
+    assert all(
+        torch.equal(saved[k], v) for k, v in api_model.state_dict().items()
+    )
     assert Path(os.environ["TORCH_HOME"], "hub", "checkpoints", _name).is_file()
 
     # Linear probe: only the new head is trainable and got a gradient; the backbone got none and matches the checkpoint.
-    assert probe_model.fc.weight.requires_grad and probe_model.fc.weight.grad is not None
-    frozen = [p for n, p in probe_model.named_parameters() if not n.startswith("fc.")]
+    assert (
+        probe_model.fc.weight.requires_grad
+        and probe_model.fc.weight.grad is not None
+    )
+    frozen = [
+        p for n, p in probe_model.named_parameters() if not n.startswith("fc.")
+    ]
     assert all(not p.requires_grad and p.grad is None for p in frozen)
-    assert {id(p) for g in probe_optimizer.param_groups for p in g["params"]} == {
-        id(p) for p in probe_model.fc.parameters()
-    }
+    assert {
+        id(p) for g in probe_optimizer.param_groups for p in g["params"]
+    } == {id(p) for p in probe_model.fc.parameters()}
     state = probe_model.state_dict()
-    assert all(torch.equal(saved[k], state[k]) for k in saved if not k.startswith("fc."))  # stats untouched (eval)
+    assert all(
+        torch.equal(saved[k], state[k])
+        for k in saved
+        if not k.startswith("fc.")
+    )  # stats untouched (eval)
     assert sum(p.numel() for p in probe_model.fc.parameters()) == 512 * 5 + 5
 
     # Partial: layer4 + fc train, in two groups with their own lr; everything before layer4 is frozen.

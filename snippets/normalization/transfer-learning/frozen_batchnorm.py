@@ -14,8 +14,12 @@ from torchvision.models import ResNet18_Weights, resnet18
 
 _name = Path(ResNet18_Weights.DEFAULT.url).name
 _home = os.environ.get("TORCH_HOME")
-_found = _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
-_temporary = None if _found else tempfile.TemporaryDirectory()  # deleted when the script exits
+_found = (
+    _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
+)
+_temporary = (
+    None if _found else tempfile.TemporaryDirectory()
+)  # deleted when the script exits
 os.environ["TORCH_HOME"] = _home if _found else _temporary.name
 _checkpoint = Path(os.environ["TORCH_HOME"], "hub", "checkpoints", _name)
 _checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -33,7 +37,8 @@ x = torch.randn(2, 3, 64, 64)
 model.train()
 with torch.no_grad():  # not even no_grad stops it
     model(x)
-print(torch.equal(model.bn1.running_mean, imagenet_mean))  # the ImageNet statistics drifted
+# the ImageNet statistics drifted
+print(torch.equal(model.bn1.running_mean, imagenet_mean))
 # > False
 
 model = resnet18(weights=ResNet18_Weights.DEFAULT).requires_grad_(False)
@@ -50,7 +55,8 @@ import torch
 from torch import nn
 
 model = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
-optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)  # holds every parameter
+# holds every parameter
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 model(torch.randn(8, 4)).sum().backward()
 optimizer.step()
 optimizer.zero_grad(set_to_none=False)  # zeros, not None
@@ -59,7 +65,8 @@ model[0].requires_grad_(False)  # freeze the first layer mid-training
 frozen = model[0].weight.detach().clone()
 model(torch.randn(8, 4)).sum().backward()
 optimizer.step()
-print(torch.equal(model[0].weight, frozen))  # momentum moved the "frozen" layer: its grad is 0, not None
+# momentum moved the "frozen" layer: its grad is 0, not None
+print(torch.equal(model[0].weight, frozen))
 # > False
 # --8<-- [end:stale_grads]
 
@@ -69,11 +76,15 @@ def _check() -> None:
     saved = torch.load(_checkpoint, weights_only=True)
 
     # Train mode: every BatchNorm's running stats moved and its counter ticked, though nothing requires grad.
-    drifted = resnet18(weights=ResNet18_Weights.DEFAULT).requires_grad_(False).train()
+    drifted = (
+        resnet18(weights=ResNet18_Weights.DEFAULT).requires_grad_(False).train()
+    )
     with torch.no_grad():
         train_out = drifted(drift_x)
     bns = [m for m in drifted.modules() if isinstance(m, torch.nn.BatchNorm2d)]
-    assert len(bns) == 20 and all(m.num_batches_tracked.item() == 1 for m in bns)
+    assert len(bns) == 20 and all(
+        m.num_batches_tracked.item() == 1 for m in bns
+    )
     assert not torch.equal(drifted.bn1.running_mean, saved["bn1.running_mean"])
     # Train-mode outputs use the batch's statistics, so they differ from what the same model computes in eval.
     with torch.no_grad():
@@ -85,11 +96,15 @@ def _check() -> None:
     assert head(eval_model(drift_x)).requires_grad
 
     # Stale grads: the frozen layer has a ZERO grad (not None), so SGD's momentum buffer keeps moving it.
-    assert model[0].weight.grad is not None and torch.equal(model[0].weight.grad, torch.zeros(4, 4))
+    assert model[0].weight.grad is not None and torch.equal(
+        model[0].weight.grad, torch.zeros(4, 4)
+    )
     assert not torch.equal(model[0].weight, frozen)
     # With set_to_none=True (the default), the frozen layer's grad is None and step() skips it entirely.
     net = nn.Sequential(nn.Linear(4, 4), nn.Linear(4, 2))
-    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01)
+    opt = torch.optim.SGD(
+        net.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01
+    )
     net(torch.randn(8, 4)).sum().backward()
     opt.step()
     opt.zero_grad()

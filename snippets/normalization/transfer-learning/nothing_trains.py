@@ -32,7 +32,7 @@ for param in model.parameters():
 optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.01)
 model.fc = nn.Linear(model.fc.in_features, 2)
 loss_fn = nn.CrossEntropyLoss()
-x, y = torch.randn(4, 3, 64, 64), torch.tensor([0, 1, 0, 1])  # one small batch, for brevity
+x, y = torch.randn(4, 3, 64, 64), torch.tensor([0, 1, 0, 1])  # one batch
 
 losses = []
 for _ in range(5):
@@ -56,9 +56,10 @@ model = resnet18(weights=ResNet18_Weights.DEFAULT)
 for param in model.parameters():
     param.requires_grad = False
 model.fc = nn.Linear(model.fc.in_features, 2)
-optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.01)  # built after the swap: the NEW head
+# built after the swap: the NEW head
+optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.01)
 loss_fn = nn.CrossEntropyLoss()
-x, y = torch.randn(4, 3, 64, 64), torch.tensor([0, 1, 0, 1])  # one small batch, for brevity
+x, y = torch.randn(4, 3, 64, 64), torch.tensor([0, 1, 0, 1])  # one batch
 
 losses = []
 for _ in range(5):

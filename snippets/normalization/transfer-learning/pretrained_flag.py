@@ -14,8 +14,12 @@ from torchvision.models import ResNet18_Weights, resnet18
 
 _name = Path(ResNet18_Weights.DEFAULT.url).name
 _home = os.environ.get("TORCH_HOME")
-_found = _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
-_temporary = None if _found else tempfile.TemporaryDirectory()  # deleted when the script exits
+_found = (
+    _home is not None and Path(_home, "hub", "checkpoints", _name).is_file()
+)
+_temporary = (
+    None if _found else tempfile.TemporaryDirectory()
+)  # deleted when the script exits
 os.environ["TORCH_HOME"] = _home if _found else _temporary.name
 _checkpoint = Path(os.environ["TORCH_HOME"], "hub", "checkpoints", _name)
 _checkpoint.parent.mkdir(parents=True, exist_ok=True)
@@ -33,15 +37,21 @@ with warnings.catch_warnings(record=True) as caught:
 print([w.category.__name__ for w in caught])  # warnings, not an error
 # > ['UserWarning', 'UserWarning']
 new = resnet18(weights=ResNet18_Weights.DEFAULT)
-print(all(torch.equal(old.state_dict()[k], v) for k, v in new.state_dict().items()))
+print(
+    all(
+        torch.equal(old.state_dict()[k], v) for k, v in new.state_dict().items()
+    )
+)
 # > True
 # --8<-- [end:old_flag]
 
 # --8<-- [start:registry]
 from torchvision.models import get_model, get_model_weights
 
-weights = get_model_weights("resnet18").DEFAULT  # the same enum, looked up by the model's name
-model = get_model("resnet18", weights=weights)  # builders by name: handy in configs
+# the same enum, looked up by the model's name
+weights = get_model_weights("resnet18").DEFAULT
+# builders by name: handy in configs
+model = get_model("resnet18", weights=weights)
 print(weights, model.fc.out_features)
 # > ResNet18_Weights.IMAGENET1K_V1 1000
 # --8<-- [end:registry]
@@ -52,12 +62,23 @@ def _check() -> None:
     import pytest
 
     # The exact warnings: the flag is deprecated since 0.13, and True is mapped to IMAGENET1K_V1 (not DEFAULT).
-    with pytest.warns(UserWarning, match=r"The parameter 'pretrained' is deprecated since 0\.13"):
-        with pytest.warns(UserWarning, match=r"equivalent to passing `weights=ResNet18_Weights\.IMAGENET1K_V1`"):
+    with pytest.warns(
+        UserWarning,
+        match=r"The parameter 'pretrained' is deprecated since 0\.13",
+    ):
+        with pytest.warns(
+            UserWarning,
+            match=r"equivalent to passing `weights=ResNet18_Weights\.IMAGENET1K_V1`",
+        ):
             resnet18(pretrained=True)
     # pretrained=False warns the same way and means weights=None: a random model, not the checkpoint.
-    with pytest.warns(UserWarning, match=r"The parameter 'pretrained' is deprecated since 0\.13"):
-        with pytest.warns(UserWarning, match=r"equivalent to passing `weights=None`"):
+    with pytest.warns(
+        UserWarning,
+        match=r"The parameter 'pretrained' is deprecated since 0\.13",
+    ):
+        with pytest.warns(
+            UserWarning, match=r"equivalent to passing `weights=None`"
+        ):
             random_model = resnet18(pretrained=False)
     saved = torch.load(_checkpoint, weights_only=True)
     assert not torch.equal(random_model.conv1.weight, saved["conv1.weight"])
@@ -73,7 +94,10 @@ def _check() -> None:
 
     assert ResNet50_Weights.DEFAULT is ResNet50_Weights.IMAGENET1K_V2
     v1, v2 = ResNet50_Weights.IMAGENET1K_V1, ResNet50_Weights.IMAGENET1K_V2
-    assert v2.meta["_metrics"]["ImageNet-1K"]["acc@1"] > v1.meta["_metrics"]["ImageNet-1K"]["acc@1"]
+    assert (
+        v2.meta["_metrics"]["ImageNet-1K"]["acc@1"]
+        > v1.meta["_metrics"]["ImageNet-1K"]["acc@1"]
+    )
     assert v1.transforms().resize_size != v2.transforms().resize_size
     # Weights=None builds without a warning (the runner would fail on a deprecation warning).
     with warnings.catch_warnings():

@@ -11,7 +11,11 @@ def record_layers(model, x):
     """Each submodule's output, in execution order."""
     outputs = {}
     hooks = [
-        module.register_forward_hook(lambda mod, args, out, name=name: outputs.__setitem__(name, out.detach().clone()))
+        module.register_forward_hook(
+            lambda mod, args, out, name=name: outputs.__setitem__(
+                name, out.detach().clone()
+            )
+        )
         for name, module in model.named_modules()
         if name
     ]
@@ -29,14 +33,18 @@ def first_divergence(reference, candidate, rtol=1e-5, atol=1e-6):
     return None
 
 
-model = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 64), nn.GELU(), nn.Linear(64, 4)).eval()
+model = nn.Sequential(
+    nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 64), nn.GELU(), nn.Linear(64, 4)
+).eval()
 x = torch.randn(8, 16)
 baseline = record_layers(model, x)
-print(first_divergence(baseline, record_layers(model, x)))  # same build, same input
+# same build, same input
+print(first_divergence(baseline, record_layers(model, x)))
 # > None
 
 upgraded = copy.deepcopy(model)
-upgraded[3].approximate = "tanh"  # stands in for a kernel that changed between versions or GPUs
+# stands in for a kernel that changed between versions or GPUs
+upgraded[3].approximate = "tanh"
 name, max_abs = first_divergence(baseline, record_layers(upgraded, x))
 print("first divergent layer:", name, type(upgraded[int(name)]).__name__)
 # > first divergent layer: 3 GELU

@@ -9,15 +9,22 @@ print(f"{images:.2e} images")
 
 gpus, per_gpu = 256, 1500  # images/s each GPU consumes for this model
 need = gpus * per_gpu
-print(f"{need:,} images/s = {need * avg_image / 1e9:.1f} GB/s from storage; one epoch in {images / need / 60:.0f} min")
-# > 384,000 images/s = 57.6 GB/s from storage; one epoch in 29 min
+print(f"{need:,} images/s = {need * avg_image / 1e9:.1f} GB/s from storage")
+# > 384,000 images/s = 57.6 GB/s from storage
+print(f"one epoch in {images / need / 60:.0f} min")
+# > one epoch in 29 min
 
-shard = 1e9  # ~1 GB tar shards: large sequential reads, one file open per thousands of images
-print(f"{dataset_bytes / shard:,.0f} shards, {dataset_bytes / shard / gpus:.0f} per rank per epoch")
+# ~1 GB tar shards: large sequential reads, one file open per thousands of
+# images
+shard = 1e9
+shards = dataset_bytes / shard
+print(f"{shards:,.0f} shards, {shards / gpus:.0f} per rank per epoch")
 # > 100,000 shards, 391 per rank per epoch
 
-decode_per_core = 400  # JPEG decode + augment, images/s per CPU core (measure yours)
-print(f"{8 * per_gpu / decode_per_core:.0f} CPU cores per 8-GPU node just to decode")
+# JPEG decode + augment, images/s per CPU core (measure yours)
+decode_per_core = 400
+cores = 8 * per_gpu / decode_per_core
+print(f"{cores:.0f} CPU cores per 8-GPU node just to decode")
 # > 30 CPU cores per 8-GPU node just to decode
 # --8<-- [end:demo]
 

@@ -17,15 +17,22 @@ class MultiHeadSelfAttention(nn.Module):
         self.out = nn.Linear(dim, dim)
 
     def forward(self, x, pad_mask=None, causal=False):
-        """x: (B, T, D); pad_mask: (B, T) bool, True where the token is padding."""
+        """x: (B, T, D); pad_mask: (B, T) bool, True at padding tokens."""
         B, T, D = x.shape
-        q, k, v = self.qkv(x).view(B, T, 3, self.heads, self.head_dim).permute(2, 0, 3, 1, 4)  # 3 x (B, H, T, hd)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # (B, H, T, T)
+        # 3 x (B, H, T, hd)
+        q, k, v = (
+            self.qkv(x)
+            .view(B, T, 3, self.heads, self.head_dim)
+            .permute(2, 0, 3, 1, 4)
+        )
+        # (B, H, T, T)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)
         allowed = torch.ones(T, T, dtype=torch.bool, device=x.device)
         if causal:
             allowed = allowed.tril()  # query i sees keys 0..i
         if pad_mask is not None:
-            allowed = allowed & ~pad_mask[:, None, None, :]  # no query attends to a padded key
+            # no query attends to a padded key
+            allowed = allowed & ~pad_mask[:, None, None, :]
         scores = scores.masked_fill(~allowed, float("-inf"))
         context = scores.softmax(dim=-1) @ v  # (B, H, T, hd)
         return self.out(context.transpose(1, 2).reshape(B, T, D)), allowed
@@ -33,11 +40,13 @@ class MultiHeadSelfAttention(nn.Module):
 
 attn = MultiHeadSelfAttention(dim=32, heads=4)
 x = torch.randn(2, 5, 32)
-pad = torch.tensor([[False] * 5, [False, False, False, True, True]])  # right padding
+# right padding
+pad = torch.tensor([[False] * 5, [False, False, False, True, True]])
 ours, allowed = attn(x, pad_mask=pad, causal=True)
 
 q, k, v = attn.qkv(x).view(2, 5, 3, 4, 8).permute(2, 0, 3, 1, 4)
-reference = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)  # bool mask: True = may attend
+# bool mask: True = may attend
+reference = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
 reference = attn.out(reference.transpose(1, 2).reshape(2, 5, 32))
 torch.testing.assert_close(ours, reference)
 print(ours.shape)
@@ -51,7 +60,9 @@ def _check() -> None:
     out_causal, _ = attn(x, causal=True)
     q2, k2, v2 = attn.qkv(x).view(2, 5, 3, 4, 8).permute(2, 0, 3, 1, 4)
     ref = F.scaled_dot_product_attention(q2, k2, v2, is_causal=True)
-    torch.testing.assert_close(out_causal, attn.out(ref.transpose(1, 2).reshape(2, 5, 32)))
+    torch.testing.assert_close(
+        out_causal, attn.out(ref.transpose(1, 2).reshape(2, 5, 32))
+    )
     # Padding only: matches nn.MultiheadAttention with key_padding_mask when the weights are shared.
     mha = nn.MultiheadAttention(32, 4, batch_first=True)
     with torch.no_grad():
@@ -60,14 +71,18 @@ def _check() -> None:
         mha.out_proj.weight.copy_(attn.out.weight)
         mha.out_proj.bias.copy_(attn.out.bias)
     out_pad, _ = attn(x, pad_mask=pad)
-    torch.testing.assert_close(out_pad, mha(x, x, x, key_padding_mask=pad, need_weights=False)[0])
+    torch.testing.assert_close(
+        out_pad, mha(x, x, x, key_padding_mask=pad, need_weights=False)[0]
+    )
     # What sits in a padded key position does not change any output.
     x2 = x.clone()
     x2[1, 3:] = 100.0
     out2, _ = attn(x2, pad_mask=pad, causal=True)
     torch.testing.assert_close(out2[1, :3], ours[1, :3])
     # Gradients agree with the SDPA path too.
-    g_ours = torch.autograd.grad(ours.sum(), attn.qkv.weight, retain_graph=True)[0]
+    g_ours = torch.autograd.grad(
+        ours.sum(), attn.qkv.weight, retain_graph=True
+    )[0]
     g_ref = torch.autograd.grad(reference.sum(), attn.qkv.weight)[0]
     torch.testing.assert_close(g_ours, g_ref)
 

@@ -1,26 +1,36 @@
 """System design #2 arithmetic: KV cache size, how many sequences fit, paging, and the decode floor."""
 
 # --8<-- [start:demo]
-layers, kv_heads, head_dim, bytes_per_value = 80, 8, 128, 2  # Llama-2-70B: GQA with 8 KV heads, bf16
+# Llama-2-70B: GQA with 8 KV heads, bf16
+layers, kv_heads, head_dim, bytes_per_value = 80, 8, 128, 2
 
-kv_per_token = 2 * layers * kv_heads * head_dim * bytes_per_value  # K and V, every layer
-print(kv_per_token // 1024, "KiB per token;", kv_per_token * 4096 / 2**30, "GiB per 4k-token sequence")
-# > 320 KiB per token; 1.25 GiB per 4k-token sequence
+# K and V, every layer
+kv_per_token = 2 * layers * kv_heads * head_dim * bytes_per_value
+per_seq = kv_per_token * 4096 / 2**30
+print(kv_per_token // 1024, "KiB per token;", per_seq, "GiB per 4k sequence")
+# > 320 KiB per token; 1.25 GiB per 4k sequence
 
 node_memory, weights = 8 * 80e9, 70e9 * 2  # one 8 x 80 GB node, bf16 weights
-kv_budget = 0.9 * (node_memory - weights)  # keep ~10 % for activations and the allocator
-print(int(kv_budget // (kv_per_token * 4096)), "concurrent 4k-token sequences;",
-      int(kv_budget // (kv_per_token * 8 * 4096)), "if every head had its own K and V (MHA)")
-# > 335 concurrent 4k-token sequences; 41 if every head had its own K and V (MHA)
+# keep ~10 % for activations and the allocator
+kv_budget = 0.9 * (node_memory - weights)
+fit_gqa = int(kv_budget // (kv_per_token * 4096))
+# MHA: every one of the 64 heads has its own K and V, 8x the cache
+fit_mha = int(kv_budget // (kv_per_token * 8 * 4096))
+print(fit_gqa, "concurrent 4k-token sequences;", fit_mha, "with MHA")
+# > 335 concurrent 4k-token sequences; 41 with MHA
 
-# Paging: reserving max_len per request vs 16-token blocks, for requests of these lengths.
+# Paging: reserving max_len per request vs 16-token blocks, for requests
+# of these lengths.
 lengths = [120, 600, 2300, 45, 900, 3100, 410, 75]
 reserved = len(lengths) * 4096
-paged = sum(-(-n // 16) * 16 for n in lengths)  # round each request up to whole blocks
-print(f"used {sum(lengths) / reserved:.0%} of reserved slots vs {sum(lengths) / paged:.1%} of paged ones")
-# > used 23% of reserved slots vs 99.3% of paged ones
+# round each request up to whole blocks
+paged = sum(-(-n // 16) * 16 for n in lengths)
+used = sum(lengths)
+print(f"used {used / reserved:.0%} of reserved vs {used / paged:.1%} of paged")
+# > used 23% of reserved vs 99.3% of paged
 
-# Decode is memory-bound: every token reads all weights once (batch 1, TP over 8 GPUs at ~3.35 TB/s each).
+# Decode is memory-bound: every token reads all weights once
+# (batch 1, TP over 8 H100 SXM GPUs at ~3.35 TB/s each).
 print(f"{weights / (8 * 3.35e12) * 1e3:.1f} ms/token floor at batch 1")
 # > 5.2 ms/token floor at batch 1
 # --8<-- [end:demo]

@@ -6,7 +6,11 @@ from torch import nn
 
 
 def layer_grad_norms(model):
-    return {name: p.grad.norm().item() for name, p in model.named_parameters() if name.endswith("weight")}
+    return {
+        name: p.grad.norm().item()
+        for name, p in model.named_parameters()
+        if name.endswith("weight")
+    }
 
 
 layers = []
@@ -17,10 +21,13 @@ model(torch.randn(64, 32)).pow(2).mean().backward()
 
 norms = layer_grad_norms(model)
 first, last = norms["0.weight"], norms["22.weight"]
-print(last / first > 1e4)  # the first layer gets ten thousand times less gradient: it barely learns
+# the first layer gets ten thousand times less gradient: it barely learns
+print(last / first > 1e4)
 # > True
-total = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # returns the norm before clipping
-print(torch.isfinite(total).item())  # log it every step: spikes announce divergence
+# returns the norm before clipping
+total = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+# log it every step: spikes announce divergence
+print(torch.isfinite(total).item())
 # > True
 # --8<-- [end:demo]
 

@@ -4,12 +4,15 @@
 import torch
 
 a, b, c = torch.tensor(1e8), torch.tensor(1.0), torch.tensor(-1e8)  # float32
-print((a + b) + c, (a + c) + b)  # same numbers, another order: a split-K matmul or an atomicAdd does this
+# same numbers, another order: a split-K matmul or an atomicAdd does this
+print((a + b) + c, (a + c) + b)
 # > tensor(0.) tensor(1.)
 
 x = torch.randn(100_000)
-chunked = torch.stack([chunk.sum() for chunk in x.split(1000)]).sum()  # another reduction order
-print(torch.allclose(x.sum(), chunked, rtol=1e-4, atol=1e-3))  # compare runs with tolerances, not ==
+# another reduction order
+chunked = torch.stack([chunk.sum() for chunk in x.split(1000)]).sum()
+# compare runs with tolerances, not ==
+print(torch.allclose(x.sum(), chunked, rtol=1e-4, atol=1e-3))
 # > True
 # --8<-- [end:demo]
 
@@ -20,7 +23,10 @@ def _check() -> None:
     assert (a + b).item() == 1e8 and ((a + c) + b).item() == 1.0
     # Both float32 orders are close to the float64 answer.
     exact = x.double().sum()
-    assert abs(x.sum().double() - exact) < 1e-2 and abs(chunked.double() - exact) < 1e-2
+    assert (
+        abs(x.sum().double() - exact) < 1e-2
+        and abs(chunked.double() - exact) < 1e-2
+    )
 
 
 if __name__ == "__main__":

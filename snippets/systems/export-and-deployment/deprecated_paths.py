@@ -13,8 +13,12 @@ def add_one(x: torch.Tensor) -> torch.Tensor:
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     scripted = torch.jit.script(add_one)  # still works...
-print(caught[0].category.__name__, caught[0].message)  # ...and says where to go
-# > FutureWarning `torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.
+# ...and says where to go
+first, advice = str(caught[0].message).split(". ", 1)
+print(caught[0].category.__name__, first)
+# > FutureWarning `torch.jit.script` is deprecated
+print(advice)
+# > Please switch to `torch.compile` or `torch.export`.
 # --8<-- [end:demo]
 
 demo_scripted = scripted
@@ -26,20 +30,34 @@ def _check() -> None:
 
     import pytest
 
-    assert demo_scripted(torch.tensor(1.0)).item() == 2.0 == add_one(torch.tensor(1.0)).item()
+    assert (
+        demo_scripted(torch.tensor(1.0)).item()
+        == 2.0
+        == add_one(torch.tensor(1.0)).item()
+    )
     with pytest.warns(FutureWarning, match=r"`torch.jit.script` is deprecated"):
         torch.jit.script(add_one)
-    with warnings.catch_warnings(record=True) as traced:  # trace warns for trace and trace_method
+    with warnings.catch_warnings(
+        record=True
+    ) as traced:  # trace warns for trace and trace_method
         warnings.simplefilter("always")
         torch.jit.trace(torch.nn.Linear(2, 2), torch.randn(1, 2))
     messages = {str(w.message) for w in traced if w.category is FutureWarning}
-    assert "`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`." in messages
+    assert (
+        "`torch.jit.trace` is deprecated. Please switch to `torch.compile` or `torch.export`."
+        in messages
+    )
     # The ONNX exporter's default is the dynamo-based one (it needs the onnxscript package to run).
-    assert inspect.signature(torch.onnx.export).parameters["dynamo"].default is True
+    assert (
+        inspect.signature(torch.onnx.export).parameters["dynamo"].default
+        is True
+    )
     # AOTInductor's packaging entry points exist (compiling one needs a C++ toolchain: prose only).
     from torch import _inductor
 
-    assert callable(_inductor.aoti_compile_and_package) and callable(_inductor.aoti_load_package)
+    assert callable(_inductor.aoti_compile_and_package) and callable(
+        _inductor.aoti_load_package
+    )
 
 
 if __name__ == "__main__":

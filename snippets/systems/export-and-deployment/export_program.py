@@ -14,12 +14,18 @@ class Head(nn.Module):
         return self.proj(x).relu()
 
 
-ep = torch.export.export(Head(), (torch.randn(8, 4),))  # static shapes by default
+# static shapes by default
+ep = torch.export.export(Head(), (torch.randn(8, 4),))
 print(type(ep).__name__)
 # > ExportedProgram
-print([(s.kind.name, s.arg.name) for s in ep.graph_signature.input_specs])  # weights become inputs
-# > [('PARAMETER', 'p_proj_weight'), ('PARAMETER', 'p_proj_bias'), ('USER_INPUT', 'x')]
-print([str(n.target) for n in ep.graph.nodes if n.op == "call_function"])  # ATen ops, no Python
+# weights become inputs
+specs = ep.graph_signature.input_specs
+print([s.kind.name for s in specs])
+# > ['PARAMETER', 'PARAMETER', 'USER_INPUT']
+print([s.arg.name for s in specs])
+# > ['p_proj_weight', 'p_proj_bias', 'x']
+# ATen ops, no Python
+print([str(n.target) for n in ep.graph.nodes if n.op == "call_function"])
 # > ['aten.linear.default', 'aten.relu.default']
 try:
     ep.module()(torch.randn(5, 4))  # batch 8 was baked in
@@ -37,7 +43,9 @@ from torch.export import Dim
 
 model = nn.Sequential(nn.Linear(4, 2), nn.ReLU())
 batch = Dim("batch", min=1, max=64)
-ep = torch.export.export(model, (torch.randn(8, 4),), dynamic_shapes=({0: batch},))
+ep = torch.export.export(
+    model, (torch.randn(8, 4),), dynamic_shapes=({0: batch},)
+)
 print(ep.module()(torch.randn(5, 4)).shape)  # any batch in [1, 64]
 # > torch.Size([5, 2])
 try:
@@ -55,13 +63,20 @@ from torch import nn
 
 
 class SignGate(nn.Module):
-    def forward(self, x):  # `if x.sum() > 0:` would fail to export: the branch depends on data
-        return torch.cond(x.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (x,))
+    # `if x.sum() > 0:` would fail to export: the branch depends on data
+    def forward(self, x):
+        return torch.cond(
+            x.sum() > 0, lambda t: t.sin(), lambda t: t.cos(), (x,)
+        )
 
 
 ep = torch.export.export(SignGate(), (torch.randn(3),))
 x = torch.tensor([-1.0, -2.0, 0.5])
-print(torch.equal(ep.module()(x), x.cos()), torch.equal(ep.module()(-x), (-x).sin()))  # both branches kept
+# both branches kept
+print(
+    torch.equal(ep.module()(x), x.cos()),
+    torch.equal(ep.module()(-x), (-x).sin()),
+)
 # > True True
 # --8<-- [end:cond]
 
@@ -73,7 +88,9 @@ def _check() -> None:
     import io
 
     import pytest
-    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+    from torch.fx.experimental.symbolic_shapes import (
+        GuardOnDataDependentSymNode,
+    )
 
     # Static export: the exported module agrees with eager at the traced shape.
     x = torch.randn(8, 4)
@@ -83,7 +100,9 @@ def _check() -> None:
     assert len(demo_ep.graph_signature.user_outputs) == 1
 
     # Dynamic export: the range is recorded, and the program round-trips through a .pt2 file.
-    assert [str(r) for r in dynamic_ep.range_constraints.values()] == ["VR[1, 64]"]
+    assert [str(r) for r in dynamic_ep.range_constraints.values()] == [
+        "VR[1, 64]"
+    ]
     buf = io.BytesIO()
     torch.export.save(dynamic_ep, buf)
     buf.seek(0)
@@ -99,10 +118,19 @@ def _check() -> None:
             return x.cos()
 
     ones = torch.ones(3)
-    assert torch.equal(PyIf()(ones), ones.sin()) and torch.equal(PyIf()(-ones), (-ones).cos())  # eager is fine
-    with pytest.raises(GuardOnDataDependentSymNode, match="Could not guard on data-dependent expression"):
+    assert torch.equal(PyIf()(ones), ones.sin()) and torch.equal(
+        PyIf()(-ones), (-ones).cos()
+    )  # eager is fine
+    with pytest.raises(
+        GuardOnDataDependentSymNode,
+        match="Could not guard on data-dependent expression",
+    ):
         torch.export.export(PyIf(), (torch.randn(3),))
-    assert any("cond" in str(n.target) for n in cond_ep.graph.nodes if n.op == "call_function")
+    assert any(
+        "cond" in str(n.target)
+        for n in cond_ep.graph.nodes
+        if n.op == "call_function"
+    )
 
 
 if __name__ == "__main__":

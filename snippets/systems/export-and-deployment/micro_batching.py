@@ -12,7 +12,8 @@ def serve(requests, max_batch=8):
     """Answer queued requests in micro-batches of at most `max_batch`."""
     answers = []
     for start in range(0, len(requests), max_batch):
-        batch = torch.stack(requests[start : start + max_batch])  # one launch for up to 8 requests
+        # one launch for up to 8 requests
+        batch = torch.stack(requests[start : start + max_batch])
         answers.extend(model(batch).unbind(0))
     return answers
 
@@ -20,7 +21,13 @@ def serve(requests, max_batch=8):
 queue = [torch.randn(16) for _ in range(20)]
 batched = serve(queue)  # 3 forward passes instead of 20
 one_by_one = serve(queue, max_batch=1)
-print(len(batched), all(torch.allclose(a, b, atol=1e-6) for a, b in zip(batched, one_by_one, strict=True)))
+print(
+    len(batched),
+    all(
+        torch.allclose(a, b, atol=1e-6)
+        for a, b in zip(batched, one_by_one, strict=True)
+    ),
+)
 # > 20 True
 # --8<-- [end:demo]
 
@@ -28,7 +35,9 @@ print(len(batched), all(torch.allclose(a, b, atol=1e-6) for a, b in zip(batched,
 # ---- checks: run by the tests, never shown on the page ----
 def _check() -> None:
     calls = []
-    handle = model.register_forward_hook(lambda m, args, out: calls.append(args[0].shape[0]))
+    handle = model.register_forward_hook(
+        lambda m, args, out: calls.append(args[0].shape[0])
+    )
     serve(queue)
     handle.remove()
     assert calls == [8, 8, 4]  # three forwards, the last one partial

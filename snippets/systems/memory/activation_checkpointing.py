@@ -5,23 +5,38 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-blocks = nn.ModuleList(nn.Sequential(nn.Linear(64, 64), nn.GELU()) for _ in range(4))
+blocks = nn.ModuleList(
+    nn.Sequential(nn.Linear(64, 64), nn.GELU()) for _ in range(4)
+)
 x = torch.randn(32, 64, requires_grad=True)
 
 
 def grads_and_saved(use_checkpoint):
     saved = []
-    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+    with torch.autograd.graph.saved_tensors_hooks(
+        lambda t: saved.append(t) or t, lambda t: t
+    ):
         h = x
         for block in blocks:
-            h = checkpoint(block, h, use_reentrant=False) if use_checkpoint else block(h)
+            h = (
+                checkpoint(block, h, use_reentrant=False)
+                if use_checkpoint
+                else block(h)
+            )
         loss = h.square().mean()
     return torch.autograd.grad(loss, [x, *blocks.parameters()]), len(saved)
 
 
 plain, n_plain = grads_and_saved(False)
-ckpt, n_ckpt = grads_and_saved(True)  # each block's inside is recomputed during backward
-print(n_plain, "->", n_ckpt, "saved tensors; identical grads:", all(map(torch.equal, plain, ckpt)))
+# each block's inside is recomputed during backward
+ckpt, n_ckpt = grads_and_saved(True)
+print(
+    n_plain,
+    "->",
+    n_ckpt,
+    "saved tensors; identical grads:",
+    all(map(torch.equal, plain, ckpt)),
+)
 # > 13 -> 5 saved tensors; identical grads: True
 # --8<-- [end:demo]
 
@@ -34,10 +49,17 @@ import torch.utils.checkpoint
 layer = torch.nn.Linear(4, 4)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    out = torch.utils.checkpoint.checkpoint(layer, torch.randn(2, 4, requires_grad=True))  # no use_reentrant
+    # no use_reentrant
+    out = torch.utils.checkpoint.checkpoint(
+        layer, torch.randn(2, 4, requires_grad=True)
+    )
 message = str(caught[0].message)
-print(caught[0].category.__name__, "|", message.split(". ")[1])  # says "will raise", yet it ran
-# > UserWarning | Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception
+# says "will raise", yet it ran
+when, what = message.split(". ")[1].split(", ", 1)
+print(caught[0].category.__name__, "|", when)
+# > UserWarning | Starting in PyTorch 2.9
+print(what)
+# > calling checkpoint without use_reentrant will raise an exception
 # --8<-- [end:reentrant_default]
 
 
@@ -52,12 +74,21 @@ def _check() -> None:
         assert torch.equal(a, b)
     # Without the argument it still ran, with the reentrant default: a warning, not an error (2.14).
     assert out.shape == (2, 4) and out.grad_fn is not None
-    with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
-        torch.utils.checkpoint.checkpoint(layer, torch.randn(2, 4, requires_grad=True))
+    with pytest.warns(
+        UserWarning, match="use_reentrant parameter should be passed explicitly"
+    ):
+        torch.utils.checkpoint.checkpoint(
+            layer, torch.randn(2, 4, requires_grad=True)
+        )
     # Selective activation checkpointing has its API in torch.utils.checkpoint.
-    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    from torch.utils.checkpoint import (
+        CheckpointPolicy,
+        create_selective_checkpoint_contexts,
+    )
 
-    assert CheckpointPolicy.MUST_SAVE and callable(create_selective_checkpoint_contexts)
+    assert CheckpointPolicy.MUST_SAVE and callable(
+        create_selective_checkpoint_contexts
+    )
 
 
 if __name__ == "__main__":

@@ -12,13 +12,16 @@ y = x * 2  # a second GiB, briefly
 del y
 print((torch.cuda.memory_allocated() - base) / 2**30)  # live tensors
 # > 1.0
-print((torch.cuda.max_memory_allocated() - base) / 2**30)  # the high-water mark since the reset
+# the high-water mark since the reset
+print((torch.cuda.max_memory_allocated() - base) / 2**30)
 # > 2.0
 del x
 cached = torch.cuda.memory_reserved()
-print(torch.cuda.memory_allocated() == base, cached - base >= 2 * 2**30)  # freed, but still reserved
+# freed, but still reserved
+print(torch.cuda.memory_allocated() == base, cached - base >= 2 * 2**30)
 # > True True
-torch.cuda.empty_cache()  # hands unused cached blocks back to the driver; it never frees a live tensor
+# hands unused cached blocks back to the driver; it never frees a live tensor
+torch.cuda.empty_cache()
 print(cached - torch.cuda.memory_reserved() >= 2 * 2**30)
 # > True
 # --8<-- [end:allocated_reserved]
@@ -29,14 +32,20 @@ import tempfile
 
 import torch
 
-torch.cuda.memory._record_memory_history(max_entries=10_000)  # start recording, with stack traces
+# start recording, with stack traces
+torch.cuda.memory._record_memory_history(max_entries=10_000)
 model = torch.nn.Linear(1024, 1024, device="cuda")
 model(torch.randn(64, 1024, device="cuda")).sum().backward()
 snapshot = torch.cuda.memory._snapshot()
 path = os.path.join(tempfile.mkdtemp(), "snapshot.pickle")
-torch.cuda.memory._dump_snapshot(path)  # drag the file onto https://pytorch.org/memory_viz
+# drag the file onto https://pytorch.org/memory_viz
+torch.cuda.memory._dump_snapshot(path)
 torch.cuda.memory._record_memory_history(enabled=None)  # stop recording
-print(len(snapshot["segments"]) > 0, len(snapshot["device_traces"][0]) > 0, os.path.getsize(path) > 0)
+print(
+    len(snapshot["segments"]) > 0,
+    len(snapshot["device_traces"][0]) > 0,
+    os.path.getsize(path) > 0,
+)
 # > True True True
 # --8<-- [end:snapshot]
 

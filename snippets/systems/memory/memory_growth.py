@@ -72,7 +72,7 @@ def evaluate(model, batches):
     losses = []
     for x, y in batches:
         loss = nn.functional.mse_loss(model(x), y)
-        losses.append(loss.item())  # a Python float: nothing of the batch survives the iteration
+        losses.append(loss.item())  # a float: nothing of the batch survives
     return sum(losses) / len(losses)
 
 

@@ -9,11 +9,16 @@ from torch import nn
 model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 8)).eval()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    qmodel = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
-print(qmodel[0])  # int8 weights; activations quantized per batch at run time
-# > DynamicQuantizedLinear(in_features=64, out_features=64, dtype=torch.qint8, qscheme=torch.per_tensor_affine)
-print(caught[0].category.__name__, str(caught[0].message).splitlines()[0].strip())
-# > DeprecationWarning torch.ao.quantization is deprecated and will be removed in 2.10.
+    qmodel = torch.ao.quantization.quantize_dynamic(
+        model, {nn.Linear}, dtype=torch.qint8
+    )
+# int8 weights; activations quantized per batch at run time
+print(str(qmodel[0]).split("(")[0], qmodel[0].weight().dtype)
+# > DynamicQuantizedLinear torch.qint8
+print(caught[0].category.__name__)
+# > DeprecationWarning
+print(str(caught[0].message).splitlines()[0].strip())
+# > torch.ao.quantization is deprecated and will be removed in 2.10.
 x = torch.randn(16, 64)
 print(torch.allclose(qmodel(x), model(x), atol=0.05))
 # > True
@@ -24,13 +29,23 @@ print(torch.allclose(qmodel(x), model(x), atol=0.05))
 def _check() -> None:
     import pytest
 
-    with pytest.warns(DeprecationWarning, match="torch.ao.quantization is deprecated"):
+    with pytest.warns(
+        DeprecationWarning, match="torch.ao.quantization is deprecated"
+    ):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)  # the quantized-tensor creation notice
-            torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
-    assert "torchao" in str(caught[0].message)  # the message names the successor
+            warnings.simplefilter(
+                "ignore", UserWarning
+            )  # the quantized-tensor creation notice
+            torch.ao.quantization.quantize_dynamic(
+                model, {nn.Linear}, dtype=torch.qint8
+            )
+    assert "torchao" in str(
+        caught[0].message
+    )  # the message names the successor
     assert qmodel[0].weight().dtype == torch.qint8
-    assert type(model[0]) is nn.Linear  # quantize_dynamic copied the model (inplace=False)
+    assert (
+        type(model[0]) is nn.Linear
+    )  # quantize_dynamic copied the model (inplace=False)
     torch.testing.assert_close(qmodel(x), model(x), atol=0.05, rtol=0.0)
 
 

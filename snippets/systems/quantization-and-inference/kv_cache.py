@@ -9,7 +9,9 @@ wq, wk, wv = (torch.randn(d, d) / d**0.5 for _ in range(3))
 tokens = torch.randn(steps, d)
 
 # Without a cache: every new token recomputes attention over the whole prefix.
-full = F.scaled_dot_product_attention(tokens @ wq, tokens @ wk, tokens @ wv, is_causal=True)
+full = F.scaled_dot_product_attention(
+    tokens @ wq, tokens @ wk, tokens @ wv, is_causal=True
+)
 
 # With a cache: each step projects only the new token and appends its key and value.
 k_cache, v_cache, outputs = [], [], []
@@ -18,8 +20,13 @@ with torch.inference_mode():
         new = tokens[t : t + 1]
         k_cache.append(new @ wk)
         v_cache.append(new @ wv)
-        outputs.append(F.scaled_dot_product_attention(new @ wq, torch.cat(k_cache), torch.cat(v_cache)))
-print(torch.allclose(torch.cat(outputs), full, atol=1e-5))  # no mask needed: the cache holds only the past
+        outputs.append(
+            F.scaled_dot_product_attention(
+                new @ wq, torch.cat(k_cache), torch.cat(v_cache)
+            )
+        )
+# no mask needed: the cache holds only the past
+print(torch.allclose(torch.cat(outputs), full, atol=1e-5))
 # > True
 # --8<-- [end:demo]
 
@@ -28,7 +35,9 @@ print(torch.allclose(torch.cat(outputs), full, atol=1e-5))  # no mask needed: th
 def _check() -> None:
     torch.testing.assert_close(torch.cat(outputs), full, atol=1e-5, rtol=1e-5)
     # The cache grows by one key and one value per step; projections per step stay constant (1 row).
-    assert torch.cat(k_cache).shape == (steps, d) and torch.cat(v_cache).shape == (steps, d)
+    assert torch.cat(k_cache).shape == (steps, d) and torch.cat(
+        v_cache
+    ).shape == (steps, d)
     # inference_mode tensors cannot be saved for backward later.
     assert outputs[0].is_inference()
 

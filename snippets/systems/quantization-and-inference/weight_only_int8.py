@@ -4,13 +4,20 @@
 import torch
 
 w = torch.randn(64, 128)  # a Linear's weight: (out_features, in_features)
-scale = w.abs().amax(dim=1, keepdim=True) / 127  # one scale per output channel (row)
+# one scale per output channel (row)
+scale = w.abs().amax(dim=1, keepdim=True) / 127
 q = torch.round(w / scale).clamp(-127, 127).to(torch.int8)  # what you store
 w_hat = q.float() * scale  # dequantized on the fly inside the matmul kernel
 
-print(q.dtype, q.element_size() * q.numel() + scale.numel() * 4, "bytes vs", w.numel() * 4)
+print(
+    q.dtype,
+    q.element_size() * q.numel() + scale.numel() * 4,
+    "bytes vs",
+    w.numel() * 4,
+)
 # > torch.int8 8448 bytes vs 32768
-print(bool(((w - w_hat).abs() <= scale / 2 + 1e-7).all()))  # rounding error is at most half a step
+# rounding error is at most half a step
+print(bool(((w - w_hat).abs() <= scale / 2 + 1e-7).all()))
 # > True
 # --8<-- [end:demo]
 
@@ -20,12 +27,16 @@ import torch
 w = torch.randn(64, 128)
 w[0, 0] = 100.0  # one outlier weight
 
+
 def int8_error(w, scale):
     w_hat = torch.round(w / scale).clamp(-127, 127) * scale
     return (w - w_hat).abs().mean().item()
 
-per_tensor = int8_error(w, w.abs().max() / 127)  # one scale: the outlier sets the step for everyone
-per_channel = int8_error(w, w.abs().amax(dim=1, keepdim=True) / 127)  # only row 0 pays
+
+# one scale: the outlier sets the step for everyone
+per_tensor = int8_error(w, w.abs().max() / 127)
+# only row 0 pays
+per_channel = int8_error(w, w.abs().amax(dim=1, keepdim=True) / 127)
 print(per_tensor > 10 * per_channel)
 # > True
 # --8<-- [end:outlier]
