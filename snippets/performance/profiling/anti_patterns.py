@@ -28,11 +28,14 @@ for fn in (per_row, vectorized):
 import torch
 from torch import nn
 
-conv = nn.Conv2d(3, 16, kernel_size=3, padding=1).to(memory_format=torch.channels_last)
-images = torch.randn(8, 3, 32, 32).to(memory_format=torch.channels_last)  # same shape, NHWC strides
+conv = nn.Conv2d(3, 16, kernel_size=3, padding=1)
+conv = conv.to(memory_format=torch.channels_last)
+# the same shape, with NHWC strides
+images = torch.randn(8, 3, 32, 32).to(memory_format=torch.channels_last)
 print(images.shape, images.stride())
 # > torch.Size([8, 3, 32, 32]) (3072, 1, 96, 3)
-print(conv(images).is_contiguous(memory_format=torch.channels_last))  # the layout carries through
+# the layout carries through the convolution
+print(conv(images).is_contiguous(memory_format=torch.channels_last))
 # > True
 # --8<-- [end:channels_last]
 

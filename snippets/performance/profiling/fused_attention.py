@@ -7,10 +7,12 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
-q, k, v = (torch.randn(2, 4, 128, 32) for _ in range(3))  # batch, heads, tokens, head dim
+# batch, heads, tokens, head dim
+q, k, v = (torch.randn(2, 4, 128, 32) for _ in range(3))
 
 
-def manual_attention(q, k, v):  # materializes the 128 x 128 score matrix per head
+# materializes the 128 x 128 score matrix of every head
+def manual_attention(q, k, v):
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     return scores.softmax(dim=-1) @ v
 
@@ -18,9 +20,10 @@ def manual_attention(q, k, v):  # materializes the 128 x 128 score matrix per he
 for fn in (manual_attention, F.scaled_dot_product_attention):
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         out = fn(q, k, v)
-    print([e.name for e in prof.events() if e.cpu_parent is None])  # top-level ops only
-# > ['aten::transpose', 'aten::matmul', 'aten::div', 'aten::softmax', 'aten::matmul']
-# > ['aten::scaled_dot_product_attention']
+    # the top-level ops only
+    print(*[e.name for e in prof.events() if e.cpu_parent is None])
+# > aten::transpose aten::matmul aten::div aten::softmax aten::matmul
+# > aten::scaled_dot_product_attention
 # --8<-- [end:demo]
 
 

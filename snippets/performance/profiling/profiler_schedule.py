@@ -10,13 +10,16 @@ x = torch.randn(32, 64)
 windows = []
 
 
-def on_trace_ready(prof):  # called when each active window closes
-    windows.append(prof.step_num)  # real code: prof.export_chrome_trace(...) or tensorboard_trace_handler(dir)
+# called when each active window closes; real code exports the trace:
+# prof.export_chrome_trace(path), or pass tensorboard_trace_handler(dir)
+def on_trace_ready(prof):
+    windows.append(prof.step_num)
 
 
 with profile(
     activities=[ProfilerActivity.CPU],  # add ProfilerActivity.CUDA on a GPU
-    schedule=schedule(wait=1, warmup=1, active=2, repeat=2),  # 4-step cycles, twice, then stop
+    # 4-step cycles, twice, then stop
+    schedule=schedule(wait=1, warmup=1, active=2, repeat=2),
     on_trace_ready=on_trace_ready,
     acc_events=True,  # keep the events of every cycle for key_averages()
 ) as prof:
@@ -28,9 +31,11 @@ with profile(
 print(windows)  # traces were handed over after steps 4 and 8
 # > [4, 8]
 averages = prof.key_averages()
-print([e.count for e in averages if e.key == "train_step"])  # 2 active steps x 2 cycles
+# 2 active steps x 2 cycles
+print([e.count for e in averages if e.key == "train_step"])
 # > [4]
-table = averages.table(sort_by="self_cpu_time_total", row_limit=10)  # the text view of the same data
+# the text view of the same data
+table = averages.table(sort_by="self_cpu_time_total", row_limit=10)
 print("train_step" in table)
 # > True
 # --8<-- [end:schedule]
@@ -44,9 +49,11 @@ from torch.profiler import profile
 with profile() as prof:
     torch.randn(64, 64) @ torch.randn(64, 64)
 averages = prof.key_averages()
-print(hasattr(averages[0], "device_time_total"), hasattr(averages[0], "cuda_time_total"))
+row = averages[0]
+print(hasattr(row, "device_time_total"), hasattr(row, "cuda_time_total"))
 # > True False
-table = averages.table(sort_by="device_time_total", row_limit=10)  # "cuda_time_total" is the old name
+# "cuda_time_total" is the old name
+table = averages.table(sort_by="device_time_total", row_limit=10)
 # --8<-- [end:device_names]
 
 
