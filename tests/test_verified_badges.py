@@ -10,7 +10,7 @@ from pathlib import Path
 from verification_reports import build_report
 
 from tests.conftest import Build, mkdocs_build
-from tests.snippet_files import ROOT, SNIPPETS, repo_relative
+from tests.snippet_files import DOCS, ROOT, SNIPPETS, repo_relative
 
 PAGE = Path("tensors") / "anatomy" / "index.html"
 
@@ -31,21 +31,21 @@ def test_badges_come_from_a_cpu_run_report_and_a_gpu_report(tmp_path: Path) -> N
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     anatomy = sorted((SNIPPETS / "tensors" / "anatomy").glob("*.py"))
+    skipped = SNIPPETS / "tensors" / "anatomy" / "strides.py"  # as if it needed 2 GPUs and the runner had 1
+    outcomes = {repo_relative(p): ("passed", p.read_text()) for p in anatomy}
+    outcomes[repo_relative(skipped)] = ("skipped", skipped.read_text(), "1 GPU; needs 2 GPUs: a made-up need")
     (reports / "gpu.json").write_text(  # what the GPU runner's artifact looks like
-        build_report(
-            "gpu",
-            "2.11.0",
-            "NVIDIA H100 80GB HBM3",
-            "2026-11-29",
-            {repo_relative(p): ("passed", p.read_text()) for p in anatomy},
-        )
+        build_report("gpu", "2.11.0", "NVIDIA H100 80GB HBM3", "2026-11-29", outcomes)
     )
     build = mkdocs_build(ROOT, tmp_path / "site", reports=reports)
     assert build.returncode == 0, build.log
     html = (build.site / PAGE).read_text(encoding="utf-8")
     blocks = html.count('class="snippet-source"')
+    showing_skipped = (DOCS / "tensors" / "anatomy.md").read_text(encoding="utf-8").count(repo_relative(skipped) + ":")
     assert html.count("✓ CPU · torch ") == blocks + 1  # every block, plus the page status line
-    assert html.count("✓ CUDA · NVIDIA H100 80GB HBM3 · torch 2.11.0") == blocks + 1
+    # The GPU badge says what ran: "GPU", the torch version, the GPU's name; never on the skipped snippet's blocks.
+    assert html.count("✓ GPU · torch 2.11.0 · NVIDIA H100 80GB HBM3") == blocks - showing_skipped + 1
+    assert f"{blocks - showing_skipped} of {blocks} code blocks" in html
     assert re.search(rf"✓ CPU · torch [\d.]+</span> {blocks} of {blocks} code blocks", html)
     assert "not verified in this build" not in html
 

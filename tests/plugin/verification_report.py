@@ -1,9 +1,10 @@
 """`--verification-report=PATH`: write what this run verified, for the build's "verified on" badges.
 
 One entry per snippet run by tests/test_snippets.py and per lab run by tests/test_labs.py — its outcome
-on this lane and the sha256 of the content that ran — plus the lane, torch version, device and date
-(hooks/verification_reports.py). A lab is several tests (solved, each exercise unsolved, its notebook):
-it passed only if all of them did.
+on this lane, the sha256 of the content that ran and, when it was skipped, why ("1 GPU; needs 2 GPUs: …")
+— plus the lane, the torch version and the device it ran on (the GPU's name on the GPU lane) and the
+date (hooks/verification_reports.py). A lab is several tests (solved, each exercise unsolved, its
+notebook): it passed only if all of them did.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tests.snippet_files import repo_relative
 VERIFYING_TESTS = ("tests/test_snippets.py::", "tests/test_labs.py::")  # parametrized by `path`
 _snippet_of: dict[str, Path] = {}  # test node id -> snippet or lab file
 _outcomes: dict[str, str] = {}  # test node id -> passed | failed | skipped
+_skip_reasons: dict[str, str] = {}  # test node id -> why it was skipped
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,6 +38,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if report.nodeid in _snippet_of and _outcomes.get(report.nodeid) != "failed":
         if report.failed or report.skipped or report.when == "call":
             _outcomes[report.nodeid] = report.outcome
+        if report.skipped and isinstance(report.longrepr, tuple):
+            _skip_reasons[report.nodeid] = str(report.longrepr[2]).removeprefix("Skipped: ")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -46,12 +50,13 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
     lane = session.config.getoption("lane")
     device = torch.cuda.get_device_name(0) if lane == "gpu" else "CPU"
-    outcomes: dict[str, tuple[str, str]] = {}
+    outcomes: dict[str, tuple[str, str, str]] = {}
     for nodeid, path in _snippet_of.items():
         outcome = _outcomes.get(nodeid, "failed")
-        earlier, _ = outcomes.get(repo_relative(path), ("passed", ""))
+        earlier, _, reason = outcomes.get(repo_relative(path), ("passed", "", ""))
         worst = max(earlier, outcome, key=("passed", "skipped", "failed").index)
-        outcomes[repo_relative(path)] = (worst, path.read_text(encoding="utf-8"))
+        reason = reason or _skip_reasons.get(nodeid, "")
+        outcomes[repo_relative(path)] = (worst, path.read_text(encoding="utf-8"), reason)
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
     Path(target).parent.mkdir(parents=True, exist_ok=True)
     Path(target).write_text(build_report(lane, torch.__version__.split("+")[0], device, today, outcomes))
