@@ -4,23 +4,28 @@
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 x = torch.randn(256, 16, device=device)
 y = x @ torch.randn(16, 8, device=device)
 model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8)).to(device)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-scaler = torch.amp.GradScaler(device.type)  # one scaler for the whole run: its scale is learned state
+# one scaler for the whole run: its scale is learned state
+scaler = torch.amp.GradScaler(device.type)
 
 start = nn.functional.mse_loss(model(x), y).item()
 for _ in range(60):
     optimizer.zero_grad()
     with torch.autocast(device_type=device.type):  # forward and loss only
         loss = nn.functional.mse_loss(model(x), y)
-    scaler.scale(loss).backward()  # 1. backward on loss * scale, outside autocast
+    # 1. backward on loss * scale, outside autocast
+    scaler.scale(loss).backward()
     scaler.unscale_(optimizer)  # 2. divide the grads by the scale, in place
-    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # 3. clip the true grads
+    # 3. clip the true grads
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
     scaler.step(optimizer)  # 4. step, unless a grad is inf/NaN
-    scaler.update()  # 5. shrink the scale after a skip, grow it after a clean run
+    # 5. shrink the scale after a skip, grow it after a clean run
+    scaler.update()
 end = nn.functional.mse_loss(model(x), y).item()
 print("loss fell below a tenth:", end < start / 10)
 # > loss fell below a tenth: True
@@ -43,10 +48,12 @@ except AssertionError as err:
 # > No inf checks were recorded prior to update.
 scaler.unscale_(optimizer)
 try:
-    scaler.unscale_(optimizer)  # a second unscale_, e.g. inside a clipping helper
+    # a second unscale_, e.g. inside a clipping helper
+    scaler.unscale_(optimizer)
 except RuntimeError as err:
-    print(err)
-# > unscale_() has already been called on this optimizer since the last update().
+    print(str(err).replace(" since", "\n  since"))
+# > unscale_() has already been called on this optimizer
+# >   since the last update().
 scaler.step(optimizer)
 try:
     scaler.step(optimizer)  # next iteration, but update() was forgotten
@@ -65,10 +72,35 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scaler = torch.amp.GradScaler("cpu")
 before = model.weight.detach().clone()
 scaler.scale(model(torch.randn(8, 4)).sum()).backward()
-optimizer.step()  # bypasses the scaler: steps with grads that are still 65536x too large
-print(f"{(model.weight - before).norm() / (0.1 * model.weight.grad / 65536).norm():.0f}")  # vs the right step
+optimizer.step()  # bypasses the scaler: the grads are still 65536x too large
+right_step = 0.1 * model.weight.grad / 65536
+print(f"{(model.weight - before).norm() / right_step.norm():.0f}")
 # > 65536
+try:
+    scaler.update()  # the loop's next line: no unscale_, so no inf check
+except AssertionError as err:
+    print(err)
+# > No inf checks were recorded prior to update.
 # --8<-- [end:bypass]
+
+bypass_model = model  # kept for the checks
+
+# --8<-- [start:bypass_after_unscale]
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cpu")
+scaler.scale(model(torch.randn(8, 4)).sum()).backward()
+model.weight.grad[0, 0] = float("inf")  # an overflow in the fp16 backward
+scaler.unscale_(optimizer)  # true grads, and the inf is recorded...
+torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+optimizer.step()  # ...but nothing skips this step
+scaler.update()  # runs, and halves the scale
+print(model.weight.isnan().any().item(), scaler.get_scale())
+# > True 32768.0
+# --8<-- [end:bypass_after_unscale]
 
 
 # ---- checks: run by the tests, never shown on the page ----
@@ -90,6 +122,23 @@ def _check() -> None:
     net.weight.grad[0, 0] = float("inf")
     adam.step()
     assert torch.isnan(net.weight).any()
+
+    # optimizer.step() in place of scaler.step(optimizer), two cases. Without unscale_, the step is 65536x
+    # too large and the loop's update() raises; after unscale_, update() runs and backs off, but the
+    # overflowing step reached the weights. scaler.step would have skipped it and kept the weights.
+    assert torch.isfinite(bypass_model.weight).all()
+    assert model.weight.isnan().any() and scaler.get_scale() == 32768.0
+    net = nn.Linear(4, 1)
+    sgd = torch.optim.SGD(net.parameters(), lr=0.1)
+    gs = torch.amp.GradScaler("cpu")
+    kept = net.weight.detach().clone()
+    gs.scale(net(torch.randn(8, 4)).sum()).backward()
+    net.weight.grad[0, 0] = float("inf")
+    gs.unscale_(sgd)
+    torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm=1.0)
+    gs.step(sgd)
+    gs.update()
+    assert torch.equal(net.weight, kept) and gs.get_scale() == 32768.0
 
     # Forgetting update() also fails loudly when the next iteration calls unscale_.
     net = nn.Linear(2, 1)

@@ -4,25 +4,32 @@
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2)).to(device)
-x, target = torch.randn(4, 8, device=device), torch.tensor([0, 1, 1, 0], device=device)
+x = torch.randn(4, 8, device=device)
+target = torch.tensor([0, 1, 1, 0], device=device)
 
-with torch.autocast(device_type=device.type):  # bfloat16 on CPU, float16 on CUDA by default
+# bfloat16 on CPU, float16 on CUDA by default
+with torch.autocast(device_type=device.type):
     logits = model(x)  # Linear is on the low-precision list
-    loss = nn.functional.cross_entropy(logits, target)  # losses are on the float32 list
-loss.backward()  # outside the block: backward reuses the dtypes the forward chose
+    # losses are on the float32 list
+    loss = nn.functional.cross_entropy(logits, target)
+# outside the block: backward reuses the dtypes the forward chose
+loss.backward()
 
 print(logits.dtype == torch.get_autocast_dtype(device.type), loss.dtype)
 # > True torch.float32
-print(model[0].weight.dtype, model[0].weight.grad.dtype)  # the weights and their grads stay float32
+# the weights and their grads stay float32
+print(model[0].weight.dtype, model[0].weight.grad.dtype)
 # > torch.float32 torch.float32
 # --8<-- [end:demo]
 
 # --8<-- [start:defaults]
 import torch
 
-print(torch.get_autocast_dtype("cpu"), torch.get_autocast_dtype("cuda"))  # the default per device type
+# the default per device type
+print(torch.get_autocast_dtype("cpu"), torch.get_autocast_dtype("cuda"))
 # > torch.bfloat16 torch.float16
 # --8<-- [end:defaults]
 
@@ -35,11 +42,13 @@ x = torch.randn(4, 8)
 with torch.autocast(device_type="cpu"):
     hidden = layer(x)  # bfloat16, and it stays bfloat16 after the block
 try:
-    head(hidden)  # float32 weights, bfloat16 input, no autocast to reconcile them
+    # float32 weights, bfloat16 input, no autocast to reconcile them
+    head(hidden)
 except RuntimeError as err:
     print(err)
 # > mat1 and mat2 must have the same dtype, but got BFloat16 and Float
-print(head(hidden.float()).dtype)  # cast back explicitly (or keep the consumer inside autocast)
+# cast back explicitly (or keep the consumer inside autocast)
+print(head(hidden.float()).dtype)
 # > torch.float32
 # --8<-- [end:outside]
 
@@ -82,6 +91,30 @@ def _check() -> None:
         out = torch.empty(2, 2)
         torch.mm(b, c, out=out)
         assert out.dtype == torch.float32
+    # autocast(enabled=False) switches autocast off; it does not cast what comes in. A bf16 activation
+    # stays bf16 and meets float32 weights: cast it with .float() yourself.
+    with torch.autocast("cpu"):
+        h = lin(torch.randn(2, 4))
+        with torch.autocast("cpu", enabled=False):
+            with pytest.raises(RuntimeError, match="must have the same dtype"):
+                lin(h)
+            assert lin(h.float()).dtype == torch.float32
+    # The norms: layer_norm and group_norm are on CUDA's float32 list, batch_norm is on no list (it runs
+    # in its input's dtype). On CPU none of the three is listed: under bf16 autocast they stay bf16.
+    def autocast_kernel(op: str, key: str) -> bool:
+        return torch._C._dispatch_has_kernel_for_dispatch_key(op, key)
+
+    assert autocast_kernel("aten::layer_norm", "AutocastCUDA")
+    assert autocast_kernel("aten::group_norm", "AutocastCUDA")
+    assert not autocast_kernel("aten::batch_norm", "AutocastCUDA")
+    assert not any(autocast_kernel(f"aten::{op}", "AutocastCPU") for op in ("layer_norm", "group_norm", "batch_norm"))
+    with torch.autocast("cpu"):
+        images = nn.Conv2d(3, 4, 1)(torch.randn(2, 3, 4, 4))
+        assert images.dtype == torch.bfloat16
+        assert nn.BatchNorm2d(4)(images).dtype == torch.bfloat16
+        assert nn.GroupNorm(2, 4)(images).dtype == torch.bfloat16
+        assert nn.LayerNorm(4)(images).dtype == torch.bfloat16
+
     # dtype=float16 is accepted on CPU too.
     with torch.autocast("cpu", dtype=torch.float16):
         assert lin(torch.randn(2, 4)).dtype == torch.float16

@@ -1,4 +1,4 @@
-"""On CUDA, autocast's float16 list covers matmuls and convolutions; softmax, norms, sums and losses run in float32."""
+"""On CUDA, autocast's float16 list covers matmuls and convolutions; softmax, layer/group norm, sums and losses run in float32."""
 
 # --8<-- [start:demo]
 import torch
@@ -11,7 +11,8 @@ with torch.autocast(device_type="cuda"):  # float16 unless you pass dtype=
     h = layer(x)
     print(h.dtype)  # the float16 list: matmul, linear, conv, bmm, ...
     # > torch.float16
-    print(torch.softmax(h, dim=-1).dtype, norm(h).dtype, h.sum().dtype)  # the float32 list
+    # the float32 list
+    print(torch.softmax(h, dim=-1).dtype, norm(h).dtype, h.sum().dtype)
     # > torch.float32 torch.float32 torch.float32
     print((h + 1).dtype, (h + x).dtype)  # on no list: ordinary type promotion
     # > torch.float16 torch.float32
@@ -29,6 +30,10 @@ def _check() -> None:
         assert torch.log_softmax(out, dim=-1).dtype == torch.float32
     loss.backward()
     assert layer.weight.grad.dtype == torch.float32
+    # batch_norm is on neither list: it runs in its input's dtype (cuDNN takes fp16 input with fp32 weights).
+    with torch.autocast(device_type="cuda"):
+        assert nn.BatchNorm1d(64).cuda()(layer(x)).dtype == torch.float16
+        assert nn.GroupNorm(4, 64).cuda()(layer(x)).dtype == torch.float32
     # On CUDA the fp16 result of a matmul agrees with float32 to fp16 precision.
     torch.testing.assert_close(h.float(), layer(x), rtol=1e-2, atol=1e-2)
     # bfloat16 autocast only where the hardware has bf16 tensor cores (sm80+); a T4 emulates it.

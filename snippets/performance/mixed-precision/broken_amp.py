@@ -4,9 +4,11 @@
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 x = torch.randn(512, 16, device=device)
-y = x @ torch.randn(16, 8, device=device)  # a linear target the model can fit exactly
+# a linear target the model can fit exactly
+y = x @ torch.randn(16, 8, device=device)
 model = nn.Linear(16, 8).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
 scaler = torch.amp.GradScaler(device.type)
@@ -31,9 +33,11 @@ buggy = {"model": model, "scaler": scaler, "start": start, "end": end, "norm": g
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 x = torch.randn(512, 16, device=device)
-y = x @ torch.randn(16, 8, device=device)  # a linear target the model can fit exactly
+# a linear target the model can fit exactly
+y = x @ torch.randn(16, 8, device=device)
 model = nn.Linear(16, 8).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
 scaler = torch.amp.GradScaler(device.type)
@@ -45,8 +49,10 @@ for _ in range(50):
         loss = nn.functional.mse_loss(model(x), y)
     scaler.scale(loss).backward()
     scaler.unscale_(optimizer)  # the grads are now their true size...
-    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # ...so the clip sees the true norm
-    scaler.step(optimizer)  # knows the grads are unscaled, and doesn't divide them again
+    # ...so the clip sees the true norm
+    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    # knows the grads are unscaled, and doesn't divide them again
+    scaler.step(optimizer)
     scaler.update()
 end = nn.functional.mse_loss(model(x), y).item()
 print("learned:", end < start / 10)

@@ -25,12 +25,14 @@ def train(unscale_before_clip):
         scaler.scale(loss).backward()
         if unscale_before_clip:
             scaler.unscale_(optimizer)
-        norms.append(torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0).item())
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        norms.append(norm.item())
         scaler.step(optimizer)
         scaler.update()
     end = nn.functional.mse_loss(model(x), y).item()
     finite = all(torch.isfinite(p).all() for p in model.parameters())
-    return end / start, max(n for n in norms if math.isfinite(n)), finite, scaler.get_scale()
+    top = max(n for n in norms if math.isfinite(n))
+    return end / start, top, finite, scaler.get_scale()
 
 
 buggy, fixed = train(unscale_before_clip=False), train(unscale_before_clip=True)

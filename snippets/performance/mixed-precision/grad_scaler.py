@@ -4,10 +4,13 @@
 import torch
 
 grad = torch.tensor(1e-8)  # a small but real gradient
-print(grad.half(), grad.bfloat16())  # fp16 flushes it to zero; bf16 has float32's exponent range
+# fp16 flushes it to zero; bf16 has float32's exponent range
+print(grad.half(), grad.bfloat16())
 # > tensor(0., dtype=torch.float16) tensor(1.0012e-08, dtype=torch.bfloat16)
-scaled = (grad * 65536).half()  # what GradScaler's default scale, 2**16, does to it
-print(scaled, scaled.float() / 65536)  # representable in fp16, and unscaled in float32 afterwards
+# what GradScaler's default scale, 2**16, does to it
+scaled = (grad * 65536).half()
+# representable in fp16, and unscaled in float32 afterwards
+print(scaled, scaled.float() / 65536)
 # > tensor(0.0007, dtype=torch.float16) tensor(9.9972e-09)
 # --8<-- [end:underflow]
 
@@ -15,20 +18,26 @@ print(scaled, scaled.float() / 65536)  # representable in fp16, and unscaled in 
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 model = nn.Linear(2, 1).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-scaler = torch.amp.GradScaler(device.type, growth_interval=3)  # the default interval is 2000 steps
+# the default interval is 2000 steps
+scaler = torch.amp.GradScaler(device.type, growth_interval=3)
 
 for overflow in [True, False, False, False]:
     optimizer.zero_grad()
     scaler.scale(model(torch.ones(1, 2, device=device)).sum()).backward()
     if overflow:
-        model.weight.grad[0, 0] = float("inf")  # what an fp16 backward that overflowed leaves behind
+        # what an fp16 backward that overflowed leaves behind
+        model.weight.grad[0, 0] = float("inf")
     before = model.weight.detach().clone()
-    scaler.step(optimizer)  # unscales, checks for inf/NaN, and skips the step if it finds one
-    scaler.update()  # halves the scale after a skip, doubles it after growth_interval clean steps
-    print(torch.equal(before, model.weight), scaler.get_scale())  # (step skipped?, new scale)
+    # unscales, checks for inf/NaN, and skips the step if it finds one
+    scaler.step(optimizer)
+    # halves the scale after a skip, doubles it after 3 clean steps
+    scaler.update()
+    # (step skipped?, new scale)
+    print(torch.equal(before, model.weight), scaler.get_scale())
 # > True 32768.0
 # > False 32768.0
 # > False 32768.0
@@ -41,11 +50,13 @@ dynamic_model, dynamic_scaler = model, scaler  # kept for the checks
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 amp_dtype = torch.bfloat16  # or torch.float16 on a GPU without bf16
 model = nn.Linear(4, 1).to(device)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-scaler = torch.amp.GradScaler(device.type, enabled=amp_dtype == torch.float16)  # one code path for both
+# one code path for both
+scaler = torch.amp.GradScaler(device.type, enabled=amp_dtype == torch.float16)
 
 with torch.autocast(device_type=device.type, dtype=amp_dtype):
     loss = model(torch.randn(8, 4, device=device)).square().mean()

@@ -4,8 +4,10 @@
 import torch
 
 for dtype in [torch.float32, torch.float16, torch.bfloat16]:
-    info = torch.finfo(dtype)  # max: range; tiny: smallest normal; eps: gap just above 1.0
-    print(f"{str(dtype):15} max={info.max:<11.5g} tiny={info.tiny:<11.4g} eps={info.eps:.4g}")
+    # max: range; tiny: smallest normal; eps: gap just above 1.0
+    info = torch.finfo(dtype)
+    print(f"{str(dtype):15} max={info.max:<11.5g}",
+          f"tiny={info.tiny:<11.4g} eps={info.eps:.4g}")
 # > torch.float32   max=3.4028e+38  tiny=1.175e-38   eps=1.192e-07
 # > torch.float16   max=65504       tiny=6.104e-05   eps=0.0009766
 # > torch.bfloat16  max=3.3895e+38  tiny=1.175e-38   eps=0.007812
@@ -15,7 +17,8 @@ for dtype in [torch.float32, torch.float16, torch.bfloat16]:
 import torch
 
 big = torch.tensor([70000.0])  # a logit, an attention score, a sum of squares
-print(big.half(), big.bfloat16())  # fp16 overflows; bf16 keeps the range, rounded to 8 significant bits
+# fp16 overflows; bf16 keeps the range, rounded to 8 significant bits
+print(big.half(), big.bfloat16())
 # > tensor([inf], dtype=torch.float16) tensor([70144.], dtype=torch.bfloat16)
 step = torch.tensor([1 + 1 / 256])  # 1.0 plus a small update
 print(step.half(), step.bfloat16())  # fp16 has 10 mantissa bits, bf16 only 7
@@ -25,25 +28,48 @@ print(step.half(), step.bfloat16())  # fp16 has 10 mantissa bits, bf16 only 7
 # --8<-- [start:fp8]
 import torch
 
-for dtype in [torch.float8_e4m3fn, torch.float8_e5m2]:  # 4 or 5 exponent bits, 3 or 2 mantissa bits
+# 4 or 5 exponent bits, 3 or 2 mantissa bits
+for dtype in [torch.float8_e4m3fn, torch.float8_e5m2]:
     info = torch.finfo(dtype)
     print(dtype, info.max, info.eps)
 # > torch.float8_e4m3fn 448.0 0.125
 # > torch.float8_e5m2 57344.0 0.25
 x = torch.tensor([0.3, 3.0])
-print(x.to(torch.float8_e4m3fn).float())  # a storage and matmul format: cast in, compute in scaled kernels
+# a storage and matmul format: cast in, compute in scaled kernels
+print(x.to(torch.float8_e4m3fn).float())
 # > tensor([0.3125, 3.0000])
 # --8<-- [end:fp8]
+
+# --8<-- [start:scaled_mm]
+import torch
+
+a, b = torch.randn(16, 32), torch.randn(32, 8)
+e4m3_max = torch.finfo(torch.float8_e4m3fn).max  # 448
+# one scale per tensor: its largest magnitude lands on 448
+scale_a, scale_b = a.abs().max() / e4m3_max, b.abs().max() / e4m3_max
+a8 = (a / scale_a).to(torch.float8_e4m3fn)
+# column-major, the layout the CUDA fp8 kernels expect
+b8 = (b / scale_b).to(torch.float8_e4m3fn).t().contiguous().t()
+out = torch._scaled_mm(a8, b8, scale_a=scale_a, scale_b=scale_b,
+                       out_dtype=torch.bfloat16)
+error = (out.float() - a @ b).norm() / (a @ b).norm()
+print(out.dtype, "within 10 % of float32:", error.item() < 0.1)
+# > torch.bfloat16 within 10 % of float32: True
+# --8<-- [end:scaled_mm]
 
 # --8<-- [start:tf32]
 import torch
 
-print(torch.get_float32_matmul_precision())  # the default: float32 matmuls in full IEEE precision
+# the default: float32 matmuls in full IEEE precision
+print(torch.get_float32_matmul_precision())
 # > highest
-torch.set_float32_matmul_precision("high")  # allow TF32 for float32 matmuls (Ampere and newer GPUs)
-print(torch.backends.cuda.matmul.fp32_precision)  # the per-backend setting it switched
+# allow TF32 for float32 matmuls (Ampere and newer GPUs)
+torch.set_float32_matmul_precision("high")
+# the per-backend setting it switched
+print(torch.backends.cuda.matmul.fp32_precision)
 # > tf32
-print(torch.backends.cudnn.conv.fp32_precision)  # cuDNN convolutions already default to TF32
+# cuDNN convolutions already default to TF32
+print(torch.backends.cudnn.conv.fp32_precision)
 # > tf32
 torch.set_float32_matmul_precision("highest")
 # --8<-- [end:tf32]
@@ -76,6 +102,26 @@ def _check() -> None:
     assert x.to(torch.float8_e5m2).float().tolist() == [0.3125, 3.0]
     with pytest.raises(NotImplementedError, match="not implemented for 'Float8_e4m3fn'"):
         torch.ones(2, dtype=torch.float8_e4m3fn) + torch.ones(2, dtype=torch.float8_e4m3fn)
+
+    # torch._scaled_mm multiplies fp8 operands and applies the scales: the result is the float32 product
+    # to fp8 precision, and without out_dtype it would come back in fp8 itself.
+    torch.testing.assert_close(out.float(), (a8.float() * scale_a) @ (b8.float() * scale_b), rtol=2e-2, atol=2e-2)
+    assert torch._scaled_mm(a8, b8, scale_a=scale_a, scale_b=scale_b).dtype == torch.float8_e4m3fn
+    # Microscaling: the block scale of MXFP8/MXFP4 is E8M0, an 8-bit exponent with no mantissa, so every
+    # scale is a power of two; FP4 (E2M1) is stored two values per byte.
+    e8m0 = torch.finfo(torch.float8_e8m0fnu)
+    assert e8m0.eps == 1.0 and e8m0.max == 2.0**127
+    scales = torch.tensor([0.3, 3.0, 5.0, 1e-3]).to(torch.float8_e8m0fnu).float()
+    assert torch.equal(scales, 2.0 ** scales.log2().round())
+    assert torch.float4_e2m1fn_x2.itemsize == 1
+    # 2.14's public scaled matmul names the recipes: per tensor, per row, and the block scalings
+    # (1x32 blocks: MX formats; 1x16: NVFP4; 1x128 and 128x128: DeepSeek-style fp8).
+    recipes = set(dir(torch.nn.functional.ScalingType))
+    assert {"TensorWise", "RowWise", "BlockWise1x32", "BlockWise1x16", "BlockWise1x128", "BlockWise128x128"} <= recipes
+    # The CUDA 13 wheel (cu130) is built for sm_75 (T4) and newer: a V100 (sm_70) is not in its list.
+    if torch.version.cuda is not None and torch.version.cuda.startswith("13."):
+        arches = torch.cuda.get_arch_list()
+        assert "sm_75" in arches and "sm_70" not in arches and "sm_80" in arches
 
     # TF32: "high" switched the CUDA matmul setting; "highest" switches it back to IEEE.
     assert torch.get_float32_matmul_precision() == "highest"

@@ -3,7 +3,8 @@
 # --8<-- [start:demo]
 import torch
 
-a, b = torch.randn(2048, 2048, device="cuda"), torch.randn(2048, 2048, device="cuda")
+a = torch.randn(2048, 2048, device="cuda")
+b = torch.randn(2048, 2048, device="cuda")
 exact = a.double() @ b.double()
 
 
@@ -12,11 +13,14 @@ def max_error():
 
 
 ieee_error = max_error()  # "highest", the default: full float32 products
-torch.set_float32_matmul_precision("high")  # inputs rounded to TF32's 10 mantissa bits, float32 accumulation
+# inputs rounded to TF32's 10 mantissa bits, float32 accumulation
+torch.set_float32_matmul_precision("high")
 tf32_error = max_error()
 torch.set_float32_matmul_precision("highest")
-has_tf32 = torch.cuda.get_device_capability() >= (8, 0)  # Ampere (sm80) or newer
-hardware_bf16 = torch.cuda.is_bf16_supported(including_emulation=False)  # the default, True, counts emulation
+# Ampere (sm80) or newer
+has_tf32 = torch.cuda.get_device_capability() >= (8, 0)
+# the default, True, counts emulation
+hardware_bf16 = torch.cuda.is_bf16_supported(including_emulation=False)
 # --8<-- [end:demo]
 
 
