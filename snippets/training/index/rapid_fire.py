@@ -4,7 +4,8 @@
 from torch import nn
 
 layer = nn.Linear(128, 64)
-print(sum(p.numel() for p in layer.parameters()))  # 128 * 64 weights + 64 biases
+# 128 * 64 weights + 64 biases
+print(sum(p.numel() for p in layer.parameters()))
 # > 8256
 # --8<-- [end:linear_params]
 
@@ -28,7 +29,8 @@ import torch
 from torch import nn
 
 model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 1))
-optimizer = torch.optim.SGD(model[1].parameters(), lr=0.1)  # only the head is optimized
+# only the head is optimized
+optimizer = torch.optim.SGD(model[1].parameters(), lr=0.1)
 model(torch.ones(1, 2)).sum().backward()
 optimizer.zero_grad()  # clears the head's grads only
 print(model[0].weight.grad is None, model[1].weight.grad is None)
@@ -44,7 +46,8 @@ from torch import nn
 
 model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5)).eval()
 out = model(torch.randn(2, 4))
-print(model.training, model[1].training, out.requires_grad)  # eval() switches modes, not autograd
+# eval() switches modes, not autograd
+print(model.training, model[1].training, out.requires_grad)
 # > False False True
 # --8<-- [end:eval_keeps_grad]
 

@@ -9,17 +9,31 @@ from torch import nn
 
 
 class EarlyStopping:
-    """Stop after `patience` epochs without improvement; keep the best checkpoint on disk."""
+    """Stop after `patience` epochs without improvement; save the best."""
 
-    def __init__(self, path: Path, patience: int = 2, min_delta: float = 0.0) -> None:
+    def __init__(
+        self, path: Path, patience: int = 2, min_delta: float = 0.0
+    ) -> None:
         self.path, self.patience, self.min_delta = path, patience, min_delta
         self.best, self.bad_epochs = float("inf"), 0
 
-    def step(self, val_loss: float, epoch: int, model: nn.Module, optimizer: torch.optim.Optimizer) -> bool:
+    def step(
+        self,
+        val_loss: float,
+        epoch: int,
+        model: nn.Module,
+        optimizer: torch.optim.Optimizer,
+    ) -> bool:
         if val_loss < self.best - self.min_delta:
             self.best, self.bad_epochs = val_loss, 0
-            state = {"model": model.state_dict(), "optimizer": optimizer.state_dict()}
-            torch.save({"epoch": epoch, "val_loss": val_loss, **state}, self.path)  # a copy on disk
+            state = {
+                "model": model.state_dict(),
+                "optimizer": optimizer.state_dict(),
+            }
+            # a copy on disk
+            torch.save(
+                {"epoch": epoch, "val_loss": val_loss, **state}, self.path
+            )
         else:
             self.bad_epochs += 1
         return self.bad_epochs >= self.patience
@@ -28,9 +42,11 @@ class EarlyStopping:
 model = nn.Linear(4, 1)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
 x, y = torch.randn(64, 4), torch.randn(64, 1)
-val_curve = [0.90, 0.70, 0.62, 0.64, 0.63, 0.61, 0.66]  # scripted, so the run is reproducible
+# scripted, so the run is reproducible
+val_curve = [0.90, 0.70, 0.62, 0.64, 0.63, 0.61, 0.66]
 
-with tempfile.TemporaryDirectory() as tmp:  # never write checkpoints next to your code by accident
+# never write checkpoints next to your code by accident
+with tempfile.TemporaryDirectory() as tmp:
     stopper = EarlyStopping(Path(tmp) / "best.pt", patience=2)
     for epoch, val_loss in enumerate(val_curve):
         optimizer.zero_grad()
@@ -41,7 +57,8 @@ with tempfile.TemporaryDirectory() as tmp:  # never write checkpoints next to yo
     best = torch.load(stopper.path, weights_only=True)
 model.load_state_dict(best["model"])
 optimizer.load_state_dict(best["optimizer"])
-print(f"stopped after epoch {epoch}, restored epoch {best['epoch']} (val loss {best['val_loss']})")
+print(f"stopped after epoch {epoch}, restored epoch {best['epoch']}", end=" ")
+print(f"(val loss {best['val_loss']})")
 # > stopped after epoch 4, restored epoch 2 (val loss 0.62)
 # --8<-- [end:demo]
 
@@ -57,7 +74,8 @@ with torch.no_grad():
     model.weight.add_(1.0)  # what the next optimizer.step() does
 print(torch.equal(best["weight"], model.weight))  # the "best" weights moved too
 # > True
-best = copy.deepcopy(model.state_dict())  # a real snapshot in memory (or torch.save to a file)
+# a real snapshot in memory (or torch.save to a file)
+best = copy.deepcopy(model.state_dict())
 with torch.no_grad():
     model.weight.add_(1.0)
 print(torch.equal(best["weight"], model.weight))

@@ -13,8 +13,10 @@ big_batch = model.weight.grad.clone()
 model.zero_grad()
 
 k = 4
-for xb, yb in zip(x.chunk(k), y.chunk(k), strict=True):  # the same 32 samples as 4 micro-batches of 8
-    (loss_fn(model(xb), yb) / k).backward()  # grads add up; / k turns the sum of means into one mean
+# the same 32 samples as 4 micro-batches of 8
+for xb, yb in zip(x.chunk(k), y.chunk(k), strict=True):
+    # grads add up; / k turns the sum of means into one mean
+    (loss_fn(model(xb), yb) / k).backward()
 print(torch.allclose(model.weight.grad, big_batch, atol=1e-6))
 # > True
 # --8<-- [end:equivalence]
@@ -27,14 +29,17 @@ from torch.utils.data import DataLoader, TensorDataset
 model = nn.Linear(4, 1)
 loss_fn = nn.MSELoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-loader = DataLoader(TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8)
+loader = DataLoader(
+    TensorDataset(torch.randn(64, 4), torch.randn(64, 1)), batch_size=8
+)
 accum_steps = 4  # effective batch = 8 * 4 = 32
 
 optimizer.zero_grad()
 for i, (xb, yb) in enumerate(loader):
     loss = loss_fn(model(xb), yb) / accum_steps
     loss.backward()
-    if (i + 1) % accum_steps == 0 or i + 1 == len(loader):  # also flush a partial group at the end
+    # also flush a partial group at the end
+    if (i + 1) % accum_steps == 0 or i + 1 == len(loader):
         optimizer.step()
         optimizer.zero_grad()
 # --8<-- [end:loop]
@@ -50,7 +55,8 @@ nn.functional.mse_loss(model(x), y).backward()
 big_batch = model[0].weight.grad.clone()
 model.zero_grad()
 for xb, yb in zip(x.chunk(4), y.chunk(4), strict=True):
-    (nn.functional.mse_loss(model(xb), yb) / 4).backward()  # BatchNorm normalises with 8-sample stats
+    # BatchNorm normalises with 8-sample stats
+    (nn.functional.mse_loss(model(xb), yb) / 4).backward()
 print(torch.allclose(model[0].weight.grad, big_batch, atol=1e-6))
 # > False
 # --8<-- [end:batchnorm]
@@ -69,6 +75,38 @@ def _check() -> None:
     for xb, yb in zip(xs.chunk(4), ys.chunk(4), strict=True):
         nn.functional.mse_loss(lin(xb), yb).backward()
     torch.testing.assert_close(lin.weight.grad, 4 * reference)
+
+    # What the missing / k does depends on the optimizer (k = 4 here).
+    def step_delta(opt_cls: type, grad_scale: float, steps: int = 5, **kw: float) -> torch.Tensor:
+        torch.manual_seed(1)
+        w = nn.Parameter(torch.randn(6, dtype=torch.float64))
+        start = w.detach().clone()
+        gen = torch.Generator().manual_seed(2)
+        opt = opt_cls([w], **kw)
+        for _ in range(steps):
+            w.grad = grad_scale * torch.randn(6, generator=gen, dtype=torch.float64)
+            opt.step()
+        return w.detach() - start
+
+    # SGD: a 4x gradient is a 4x step, i.e. a 4x learning rate.
+    torch.testing.assert_close(step_delta(torch.optim.SGD, 4.0, lr=0.1), 4 * step_delta(torch.optim.SGD, 1.0, lr=0.1))
+    # Adam/AdamW: m_hat / sqrt(v_hat) absorbs a constant factor; the steps agree up to eps.
+    for cls in (torch.optim.Adam, torch.optim.AdamW):
+        torch.testing.assert_close(step_delta(cls, 4.0, lr=0.1), step_delta(cls, 1.0, lr=0.1), rtol=1e-6, atol=1e-9)
+    # The real damage: clip_grad_norm_ sees a 4x norm. With max_norm tuned on the correct run (here
+    # between the true norm and 4x it), the run without / 4 is clipped on a step the correct run
+    # leaves alone, and every logged norm is 4x off.
+    true_norm = reference.norm().item()
+    max_norm = 2 * true_norm
+    right = nn.Parameter(torch.zeros_like(reference))
+    right.grad = reference.clone()
+    wrong = nn.Parameter(torch.zeros_like(reference))
+    wrong.grad = 4 * reference.clone()
+    n_right = torch.nn.utils.clip_grad_norm_([right], max_norm=max_norm)
+    n_wrong = torch.nn.utils.clip_grad_norm_([wrong], max_norm=max_norm)
+    torch.testing.assert_close(n_wrong, 4 * n_right)
+    torch.testing.assert_close(right.grad, reference)  # not clipped
+    torch.testing.assert_close(wrong.grad.norm(), torch.tensor(max_norm), rtol=1e-5, atol=0)  # clipped by 1/2
 
     # Ragged micro-batches (20 + 12): dividing by k is wrong; weighting each mean by its share is right.
     lin.zero_grad()

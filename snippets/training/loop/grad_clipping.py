@@ -6,17 +6,21 @@ from torch import nn
 
 model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 1))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-x, y = torch.randn(32, 8), 100 * torch.randn(32, 1)  # large targets, large gradients
+# large targets, large gradients
+x, y = torch.randn(32, 8), 100 * torch.randn(32, 1)
 
 optimizer.zero_grad()
 nn.functional.mse_loss(model(x), y).backward()
-before = torch.cat([p.grad.flatten() for p in model.parameters()])  # a copy of every grad
+# a copy of every grad
+before = torch.cat([p.grad.flatten() for p in model.parameters()])
 total_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 after = torch.cat([p.grad.flatten() for p in model.parameters()])
 optimizer.step()
-print(torch.allclose(total_norm, before.norm()))  # ONE L2 norm over all parameters together
+# ONE L2 norm over all parameters together
+print(torch.allclose(total_norm, before.norm()))
 # > True
-print(total_norm.item() > 1.0, f"{after.norm():.3f}")  # log total_norm: it is your exploding-gradient alarm
+# log total_norm: it is your exploding-gradient alarm
+print(total_norm.item() > 1.0, f"{after.norm():.3f}")
 # > True 1.000
 # --8<-- [end:norm]
 
@@ -26,7 +30,8 @@ from torch import nn
 
 p = nn.Parameter(torch.zeros(3))
 p.grad = torch.tensor([0.5, -3.0, 10.0])
-torch.nn.utils.clip_grad_value_([p], clip_value=1.0)  # clamps each element: the direction changes
+# clamps each element: the direction changes
+torch.nn.utils.clip_grad_value_([p], clip_value=1.0)
 print(p.grad)
 # > tensor([ 0.5000, -1.0000,  1.0000])
 # --8<-- [end:value]
@@ -35,7 +40,8 @@ print(p.grad)
 import torch
 from torch import nn
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 model = nn.Linear(8, 1).to(device)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 scaler = torch.amp.GradScaler(device.type)
@@ -44,9 +50,11 @@ x, y = torch.randn(32, 8, device=device), torch.randn(32, 1, device=device)
 optimizer.zero_grad()
 with torch.autocast(device_type=device.type):
     loss = nn.functional.mse_loss(model(x), y)
-scaler.scale(loss).backward()  # the grads are now multiplied by scaler.get_scale()
+# the grads are now multiplied by scaler.get_scale()
+scaler.scale(loss).backward()
 scaler.unscale_(optimizer)  # divide them back, in place...
-torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # ...so the clip sees the true norm
+# ...so the clip sees the true norm
+torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
 scaler.step(optimizer)  # skips the step if any grad is inf/NaN
 scaler.update()
 # --8<-- [end:amp]
@@ -76,6 +84,21 @@ def _check() -> None:
     bad.grad = torch.tensor([float("inf"), 1.0])
     with pytest.raises(RuntimeError, match="non-finite"):
         torch.nn.utils.clip_grad_norm_([bad], max_norm=1.0, error_if_nonfinite=True)
+
+    # Drift alarm for the follow-up: the two halves of clip_grad_norm_ exist and compose to it.
+    # get_total_norm takes the gradients; clip_grads_with_norm_ takes the parameters and that norm.
+    torch.manual_seed(0)
+    halves, whole = nn.Linear(4, 3), nn.Linear(4, 3)
+    whole.load_state_dict(halves.state_dict())
+    xin = 50 * torch.randn(8, 4)
+    halves(xin).pow(2).sum().backward()
+    whole(xin).pow(2).sum().backward()
+    norm = torch.nn.utils.get_total_norm([p.grad for p in halves.parameters()])
+    assert torch.nn.utils.clip_grads_with_norm_(halves.parameters(), max_norm=1.0, total_norm=norm) is None
+    torch.testing.assert_close(norm, torch.nn.utils.clip_grad_norm_(whole.parameters(), max_norm=1.0))
+    assert norm > 1.0
+    for a, b in zip(halves.parameters(), whole.parameters(), strict=True):
+        torch.testing.assert_close(a.grad, b.grad)
 
     # With a GradScaler, clipping before unscale_ measures scale x the true norm -- so it clips far too hard.
     def measured_norm(unscale_first: bool) -> float:

@@ -5,7 +5,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 x = torch.randn(256, 8)
 y = (x[:, 0] > 0).long()  # label: the sign of the first feature
 loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
@@ -35,7 +36,8 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 x = torch.randn(256, 8)
 y = (x[:, 0] > 0).long()  # label: the sign of the first feature
 loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
@@ -48,7 +50,8 @@ model.train()
 for _ in range(5):
     for xb, yb in loader:
         xb, yb = xb.to(device), yb.to(device)
-        optimizer.zero_grad()  # clear the OLD grads, before this step's backward
+        # clear the OLD grads, before this step's backward
+        optimizer.zero_grad()
         pred = model(xb)
         loss = loss_fn(pred, yb)
         loss.backward()

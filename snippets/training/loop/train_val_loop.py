@@ -33,19 +33,28 @@ def evaluate(model, loader, loss_fn, device) -> tuple[float, float]:
     return total / seen, correct / seen
 
 
-device = torch.accelerator.current_accelerator() if torch.accelerator.is_available() else torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 x = torch.randn(512, 10)
-y = (x @ torch.randn(10, 3)).argmax(dim=1)  # 3 classes from a hidden linear rule
-train_loader = DataLoader(TensorDataset(x[:384], y[:384]), batch_size=32, shuffle=True)
+# 3 classes from a hidden linear rule
+y = (x @ torch.randn(10, 3)).argmax(dim=1)
+train_loader = DataLoader(
+    TensorDataset(x[:384], y[:384]), batch_size=32, shuffle=True
+)
 val_loader = DataLoader(TensorDataset(x[384:], y[384:]), batch_size=64)
 
-model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 3)).to(device)
+model = nn.Sequential(
+    nn.Linear(10, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 3)
+).to(device)
 loss_fn = nn.CrossEntropyLoss()
-optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)  # built after .to(device)
+# built after .to(device)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
 
 val_before, _ = evaluate(model, val_loader, loss_fn, device)
 for _ in range(8):  # epochs
-    train_loss = train_one_epoch(model, train_loader, loss_fn, optimizer, device)
+    train_loss = train_one_epoch(
+        model, train_loader, loss_fn, optimizer, device
+    )
     val_loss, val_acc = evaluate(model, val_loader, loss_fn, device)
 print(val_loss < 0.5 * val_before, val_acc > 0.8)
 # > True True

@@ -12,7 +12,8 @@ optimizer.zero_grad()  # default set_to_none=True
 print(model.weight.grad)
 # > None
 model(torch.ones(2, 3)).sum().backward()
-optimizer.zero_grad(set_to_none=False)  # the pre-2.0 behaviour: keep the tensor, fill it with zeros
+# the pre-2.0 behaviour: keep the tensor, fill it with zeros
+optimizer.zero_grad(set_to_none=False)
 print(model.weight.grad)
 # > tensor([[0., 0., 0.]])
 # --8<-- [end:set_to_none]

@@ -7,7 +7,8 @@ import torch.nn.functional as F
 logits = torch.randn(8, 2, requires_grad=True)  # a 2-logit head
 target = torch.randint(0, 2, (8,))
 ce = F.cross_entropy(logits, target)
-z = logits[:, 1] - logits[:, 0]  # softmax over two logits = sigmoid of their difference
+# softmax over two logits = sigmoid of their difference
+z = logits[:, 1] - logits[:, 0]
 bce = F.binary_cross_entropy_with_logits(z, target.float())
 print(torch.allclose(ce, bce))
 # > True

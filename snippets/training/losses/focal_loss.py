@@ -7,16 +7,20 @@ from torch import nn
 
 
 class FocalLoss(nn.Module):
-    """Multiclass focal loss (Lin et al., 2017). Input: logits (N, C, ...); target: class ids (N, ...)."""
+    """Focal loss (Lin et al., 2017): logits (N, C, ...), class ids (N, ...)."""
 
     def __init__(self, gamma: float = 2.0, reduction: str = "mean") -> None:
         super().__init__()
         self.gamma, self.reduction = gamma, reduction
 
-    def forward(self, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, logits: torch.Tensor, target: torch.Tensor
+    ) -> torch.Tensor:
         log_p = F.log_softmax(logits, dim=1)  # stable: never log(softmax(x))
-        log_pt = log_p.gather(1, target.unsqueeze(1)).squeeze(1)  # log-probability of the true class
-        loss = -((1 - log_pt.exp()) ** self.gamma) * log_pt  # easy examples (p_t near 1) fade out
+        # log-probability of the true class
+        log_pt = log_p.gather(1, target.unsqueeze(1)).squeeze(1)
+        # easy examples (p_t near 1) fade out
+        loss = -((1 - log_pt.exp()) ** self.gamma) * log_pt
         if self.reduction == "mean":
             return loss.mean()
         if self.reduction == "sum":
@@ -26,11 +30,19 @@ class FocalLoss(nn.Module):
 
 logits = torch.randn(8, 5)
 target = torch.randint(0, 5, (8,))
-print(torch.allclose(FocalLoss(gamma=0.0)(logits, target), F.cross_entropy(logits, target)))
+print(
+    torch.allclose(
+        FocalLoss(gamma=0.0)(logits, target), F.cross_entropy(logits, target)
+    )
+)
 # > True
-easy_and_hard = torch.tensor([[4.0, 0.0], [0.0, 0.0]])  # p_t = 0.98 and 0.5 for class 0
-per_example = FocalLoss(gamma=2.0, reduction="none")(easy_and_hard, torch.tensor([0, 0]))
-ratio = per_example / F.cross_entropy(easy_and_hard, torch.tensor([0, 0]), reduction="none")
+easy_and_hard = torch.tensor([[4.0, 0.0], [0.0, 0.0]])  # p_t: 0.982 and 0.5
+per_example = FocalLoss(gamma=2.0, reduction="none")(
+    easy_and_hard, torch.tensor([0, 0])
+)
+ratio = per_example / F.cross_entropy(
+    easy_and_hard, torch.tensor([0, 0]), reduction="none"
+)
 print([round(r, 4) for r in ratio.tolist()])  # the factor (1 - p_t)^2
 # > [0.0003, 0.25]
 # --8<-- [end:demo]
@@ -69,6 +81,10 @@ def _check() -> None:
     # The printed factors are (1 - p_t)^2 for p_t = sigmoid(4) and 0.5.
     p_easy = torch.sigmoid(torch.tensor(4.0))
     torch.testing.assert_close(ratio, torch.stack([(1 - p_easy) ** 2, torch.tensor(0.25)]))
+    # The page's numbers: p_t = 0.982 (not 0.98, which would keep 0.04 %), and it keeps 0.032 % of CE.
+    assert round(p_easy.item(), 3) == 0.982 and round(p_easy.item(), 2) == 0.98
+    assert round(100 * ratio[0].item(), 3) == 0.032
+    assert round(100 * (1 - 0.98) ** 2, 2) == 0.04  # the old wording's p_t gives a different factor
 
 
 if __name__ == "__main__":

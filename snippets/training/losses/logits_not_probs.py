@@ -17,13 +17,18 @@ import torch
 import torch.nn.functional as F
 
 target = torch.tensor([1])
-for name, values in {"confident, wrong": [[6.0, 0.0, 0.0]], "perfect": [[0.0, 30.0, 0.0]]}.items():
+for name, values in {
+    "confident, wrong": [[6.0, 0.0, 0.0]],
+    "perfect": [[0.0, 30.0, 0.0]],
+}.items():
     logits = torch.tensor(values, requires_grad=True)
     right = F.cross_entropy(logits, target)
-    wrong = F.cross_entropy(logits.softmax(dim=1), target)  # softmax twice: probabilities treated as logits
+    # softmax twice: probabilities treated as logits
+    wrong = F.cross_entropy(logits.softmax(dim=1), target)
     grad_right = torch.autograd.grad(right, logits)[0].norm()
     grad_wrong = torch.autograd.grad(wrong, logits)[0].norm()
-    print(f"{name}: loss {right:.3f} vs {wrong:.3f}, grad norm {grad_right:.4f} vs {grad_wrong:.4f}")
+    print(f"{name}: loss {right:.3f} vs {wrong:.3f},", end=" ")
+    print(f"grad norm {grad_right:.4f} vs {grad_wrong:.4f}")
 # > confident, wrong: loss 6.005 vs 1.547, grad norm 1.4090 vs 0.0055
 # > perfect: loss 0.000 vs 0.551, grad norm 0.0000 vs 0.0000
 # --8<-- [end:double_softmax]

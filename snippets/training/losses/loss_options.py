@@ -5,10 +5,12 @@ import torch
 import torch.nn.functional as F
 
 logits = torch.randn(6, 4)
-target = torch.tensor([1, 3, -100, 0, -100, 2])  # -100 marks padding: the default ignore_index
+# -100 marks padding: the default ignore_index
+target = torch.tensor([1, 3, -100, 0, -100, 2])
 loss = F.cross_entropy(logits, target)
 kept = target != -100
-print(torch.allclose(loss, F.cross_entropy(logits[kept], target[kept])))  # the mean over the 4 real rows
+# the mean over the 4 real rows
+print(torch.allclose(loss, F.cross_entropy(logits[kept], target[kept])))
 # > True
 # --8<-- [end:ignore_index]
 
@@ -19,7 +21,10 @@ import torch.nn.functional as F
 logits, target, eps = torch.randn(5, 4), torch.tensor([0, 1, 2, 3, 1]), 0.1
 smoothed = F.cross_entropy(logits, target, label_smoothing=eps)
 log_p = F.log_softmax(logits, dim=1)
-by_hand = (1 - eps) * F.nll_loss(log_p, target) + eps * (-log_p.mean(dim=1)).mean()  # target mixed with uniform
+# target mixed with uniform
+by_hand = (1 - eps) * F.nll_loss(log_p, target) + eps * (
+    -log_p.mean(dim=1)
+).mean()
 print(torch.allclose(smoothed, by_hand))
 # > True
 # --8<-- [end:label_smoothing]
@@ -32,14 +37,23 @@ logits, target = torch.randn(6, 3), torch.tensor([0, 0, 0, 1, 1, 2])
 weight = torch.tensor([1.0, 2.0, 6.0])  # rarer classes count more
 weighted = F.cross_entropy(logits, target, weight=weight)
 per_sample = F.cross_entropy(logits, target, reduction="none")
-print(torch.allclose(weighted, (weight[target] * per_sample).sum() / weight[target].sum()))  # not / 6
+# not / 6
+print(
+    torch.allclose(
+        weighted, (weight[target] * per_sample).sum() / weight[target].sum()
+    )
+)
 # > True
 
 scores = torch.randn(8, 2)  # multilabel logits
 labels = torch.tensor([[1.0, 0.0]] * 2 + [[0.0, 0.0]] * 5 + [[0.0, 1.0]])
-pos_weight = (labels == 0).sum(dim=0) / (labels == 1).sum(dim=0)  # negatives / positives, per class
+# negatives / positives, per class
+pos_weight = (labels == 0).sum(dim=0) / (labels == 1).sum(dim=0)
 bce = F.binary_cross_entropy_with_logits(scores, labels, pos_weight=pos_weight)
-by_hand = -(pos_weight * labels * F.logsigmoid(scores) + (1 - labels) * F.logsigmoid(-scores)).mean()
+by_hand = -(
+    pos_weight * labels * F.logsigmoid(scores)
+    + (1 - labels) * F.logsigmoid(-scores)
+).mean()
 print(pos_weight, torch.allclose(bce, by_hand))
 # > tensor([3., 7.]) True
 # --8<-- [end:class_weights]

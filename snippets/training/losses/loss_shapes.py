@@ -4,14 +4,35 @@
 import torch
 from torch import nn
 
-N, C, H, W, T, V = 4, 5, 8, 8, 6, 11  # batch, classes, height, width, sequence length, vocabulary
+# batch, classes, height, width, sequence length, vocabulary
+N, C, H, W, T, V = 4, 5, 8, 8, 6, 11
 cases = {  # task: (loss, model output, target)
     "regression": (nn.MSELoss(), torch.randn(N, 1), torch.randn(N, 1)),
-    "binary": (nn.BCEWithLogitsLoss(), torch.randn(N), torch.randint(0, 2, (N,)).float()),
-    "multiclass": (nn.CrossEntropyLoss(), torch.randn(N, C), torch.randint(0, C, (N,))),
-    "multilabel": (nn.BCEWithLogitsLoss(), torch.randn(N, C), torch.randint(0, 2, (N, C)).float()),
-    "segmentation": (nn.CrossEntropyLoss(), torch.randn(N, C, H, W), torch.randint(0, C, (N, H, W))),
-    "next-token": (nn.CrossEntropyLoss(), torch.randn(N * T, V), torch.randint(0, V, (N * T,))),
+    "binary": (
+        nn.BCEWithLogitsLoss(),
+        torch.randn(N),
+        torch.randint(0, 2, (N,)).float(),
+    ),
+    "multiclass": (
+        nn.CrossEntropyLoss(),
+        torch.randn(N, C),
+        torch.randint(0, C, (N,)),
+    ),
+    "multilabel": (
+        nn.BCEWithLogitsLoss(),
+        torch.randn(N, C),
+        torch.randint(0, 2, (N, C)).float(),
+    ),
+    "segmentation": (
+        nn.CrossEntropyLoss(),
+        torch.randn(N, C, H, W),
+        torch.randint(0, C, (N, H, W)),
+    ),
+    "next-token": (
+        nn.CrossEntropyLoss(),
+        torch.randn(N * T, V),
+        torch.randint(0, V, (N * T,)),
+    ),
 }
 for task, (loss_fn, output, target) in cases.items():
     loss = loss_fn(output, target)  # every one of these is a valid call
@@ -34,30 +55,49 @@ tokens = torch.randint(0, V, (B, T))
 logits = torch.randn(B, T, V)  # what a language model returns for `tokens`
 # position t predicts token t+1: drop the last prediction and the first target
 flat = F.cross_entropy(logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1))
-class_dim_second = F.cross_entropy(logits[:, :-1].transpose(1, 2), tokens[:, 1:])  # (B, V, T-1) vs (B, T-1)
+# (B, V, T-1) vs (B, T-1)
+class_dim_second = F.cross_entropy(
+    logits[:, :-1].transpose(1, 2), tokens[:, 1:]
+)
 print(torch.allclose(flat, class_dim_second))
 # > True
 # --8<-- [end:next_token]
 
 # --8<-- [start:mistakes]
+import textwrap
+
 import torch
 import torch.nn.functional as F
 
 attempts = {
-    "float class ids": lambda: F.cross_entropy(torch.randn(4, 3), torch.tensor([0.0, 2.0, 1.0, 1.0])),
-    "(B, T, V) into CE": lambda: F.cross_entropy(torch.randn(2, 6, 11), torch.randint(0, 11, (2, 6))),
-    "(N, 1) vs (N,) in BCE": lambda: F.binary_cross_entropy_with_logits(torch.randn(4, 1), torch.ones(4)),
-    "BCELoss on logits": lambda: F.binary_cross_entropy(torch.tensor([2.0, -1.0]), torch.tensor([1.0, 0.0])),
+    "float class ids": lambda: F.cross_entropy(
+        torch.randn(4, 3), torch.tensor([0.0, 2.0, 1.0, 1.0])
+    ),
+    "(B, T, V) into CE": lambda: F.cross_entropy(
+        torch.randn(2, 6, 11), torch.randint(0, 11, (2, 6))
+    ),
+    "(N, 1) vs (N,) in BCE": lambda: F.binary_cross_entropy_with_logits(
+        torch.randn(4, 1), torch.ones(4)
+    ),
+    "BCELoss on logits": lambda: F.binary_cross_entropy(
+        torch.tensor([2.0, -1.0]), torch.tensor([1.0, 0.0])
+    ),
 }
 for name, attempt in attempts.items():
     try:
         attempt()
     except (RuntimeError, ValueError) as err:
-        print(f"{name}: {err}")
-# > float class ids: expected target dtype to be Long or Byte, but got Float
-# > (B, T, V) into CE: Expected target size [2, 11], got [2, 6]
-# > (N, 1) vs (N,) in BCE: Target size (torch.Size([4])) must be the same as input size (torch.Size([4, 1]))
-# > BCELoss on logits: all elements of input should be between 0 and 1
+        print(f"{name}:")
+        print(textwrap.indent(textwrap.fill(str(err), width=70), "  "))
+# > float class ids:
+# >   expected target dtype to be Long or Byte, but got Float
+# > (B, T, V) into CE:
+# >   Expected target size [2, 11], got [2, 6]
+# > (N, 1) vs (N,) in BCE:
+# >   Target size (torch.Size([4])) must be the same as input size
+# >   (torch.Size([4, 1]))
+# > BCELoss on logits:
+# >   all elements of input should be between 0 and 1
 # --8<-- [end:mistakes]
 
 

@@ -7,14 +7,18 @@ from torch import nn
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
 calls: list[str] = []
 model.register_forward_hook(lambda module, args, output: calls.append("model"))
-model[1].register_forward_hook(lambda module, args, output: calls.append("relu"))
+model[1].register_forward_hook(
+    lambda module, args, output: calls.append("relu")
+)
 
 model(torch.randn(3, 4))
 print(calls)
 # > ['relu', 'model']
 calls.clear()
 model.forward(torch.randn(3, 4))
-print(calls)  # the model's own hook is skipped; the layers inside were still called as modules
+# the model's own hook is skipped; the layers inside were still called as
+# modules
+print(calls)
 # > ['relu']
 # --8<-- [end:demo]
 

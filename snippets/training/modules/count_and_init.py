@@ -20,13 +20,21 @@ from torch import nn
 
 def init_weights(module: nn.Module) -> None:
     if isinstance(module, nn.Linear):
-        nn.init.kaiming_normal_(module.weight, nonlinearity="relu")  # He init for ReLU nets
+        # He init for ReLU nets
+        nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
         nn.init.zeros_(module.bias)
 
 
 net = nn.Sequential(nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10))
-net.apply(init_weights)  # visits every submodule (children first), then net itself
-print(all(torch.count_nonzero(m.bias) == 0 for m in net if isinstance(m, nn.Linear)))
+# visits every submodule (children first), then net itself
+net.apply(init_weights)
+print(
+    all(
+        torch.count_nonzero(m.bias) == 0
+        for m in net
+        if isinstance(m, nn.Linear)
+    )
+)
 # > True
 # --8<-- [end:init]
 

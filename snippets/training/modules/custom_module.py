@@ -7,10 +7,12 @@ from torch import nn
 
 class TinyNet(nn.Module):
     def __init__(self, in_features: int, hidden: int, classes: int) -> None:
-        super().__init__()  # creates the registries that attribute assignment fills
+        # creates the registries that attribute assignment fills
+        super().__init__()
         self.body = nn.Linear(in_features, hidden)
         self.head = nn.Linear(hidden, classes)
-        self.scale = nn.Parameter(torch.ones(hidden))  # a learnable tensor of our own
+        # a learnable tensor of our own
+        self.scale = nn.Parameter(torch.ones(hidden))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = torch.relu(self.body(x)) * self.scale

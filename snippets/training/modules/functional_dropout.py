@@ -7,7 +7,8 @@ from torch import nn
 
 layer = nn.Linear(3, 2)
 x = torch.randn(4, 3)
-same = F.linear(x, layer.weight, layer.bias)  # the functional form: you pass the state in
+# the functional form: you pass the state in
+same = F.linear(x, layer.weight, layer.bias)
 print(torch.equal(layer(x), same))
 # > True
 # --8<-- [end:stateless]

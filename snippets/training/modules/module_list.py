@@ -38,7 +38,9 @@ class MultiHead(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.trunk = nn.Linear(16, 32)
-        self.heads = nn.ModuleDict({"age": nn.Linear(32, 1), "genre": nn.Linear(32, 5)})
+        self.heads = nn.ModuleDict(
+            {"age": nn.Linear(32, 1), "genre": nn.Linear(32, 5)}
+        )
 
     def forward(self, x: torch.Tensor) -> dict[str, torch.Tensor]:
         h = torch.relu(self.trunk(x))

@@ -10,7 +10,8 @@ class Normalizer(nn.Module):
         super().__init__()
         self.gain = nn.Parameter(torch.ones(features))  # learnable
         self.register_buffer("mean", torch.zeros(features))  # state, saved
-        self.register_buffer("cache", torch.zeros(features), persistent=False)  # state, not saved
+        # state, not saved
+        self.register_buffer("cache", torch.zeros(features), persistent=False)
         self.plain = torch.zeros(features)  # invisible to the module
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -6,7 +6,9 @@ from collections import OrderedDict
 from torch import nn
 
 mlp = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
-named = nn.Sequential(OrderedDict(fc1=nn.Linear(4, 16), act=nn.ReLU(), fc2=nn.Linear(16, 2)))
+named = nn.Sequential(
+    OrderedDict(fc1=nn.Linear(4, 16), act=nn.ReLU(), fc2=nn.Linear(16, 2))
+)
 print(list(mlp.state_dict())[:2], list(named.state_dict())[:2])
 # > ['0.weight', '0.bias'] ['fc1.weight', 'fc1.bias']
 print(mlp[:2])  # slicing gives a Sequential: handy for feature extraction
@@ -22,17 +24,22 @@ from torch import nn
 
 
 class Residual(nn.Module):
-    """x + f(x): the skip connection is control flow Sequential cannot express."""
+    """x + f(x): a skip connection is control flow Sequential can't express."""
 
     def __init__(self, width: int) -> None:
         super().__init__()
-        self.f = nn.Sequential(nn.LayerNorm(width), nn.Linear(width, width), nn.GELU())
+        self.f = nn.Sequential(
+            nn.LayerNorm(width), nn.Linear(width, width), nn.GELU()
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x + self.f(x)
 
 
-net = nn.Sequential(nn.Linear(4, 16), Residual(16), Residual(16), nn.Linear(16, 2))  # the mix is common
+# the mix is common
+net = nn.Sequential(
+    nn.Linear(4, 16), Residual(16), Residual(16), nn.Linear(16, 2)
+)
 print(net(torch.randn(3, 4)).shape)
 # > torch.Size([3, 2])
 # --8<-- [end:subclass]
