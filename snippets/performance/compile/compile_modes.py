@@ -3,13 +3,16 @@
 # --8<-- [start:demo]
 import torch
 
-modes = torch._inductor.list_mode_options()  # mode name -> the Inductor options it switches on
-print(list(modes))
-# > ['default', 'lite', 'reduce-overhead', 'max-autotune-no-cudagraphs', 'max-autotune']
-print(modes["reduce-overhead"])  # CUDA graphs: one launch replays the whole captured graph
+# mode name -> the Inductor options it switches on
+modes = torch._inductor.list_mode_options()
+print(*modes)
+# > default lite reduce-overhead max-autotune-no-cudagraphs max-autotune
+# CUDA graphs: one launch replays the whole captured graph
+print(modes["reduce-overhead"])
 # > {'triton.cudagraphs': True}
-print(modes["max-autotune"])  # benchmark kernel choices at compile time, plus CUDA graphs
-# > {'max_autotune': True, 'triton.cudagraphs': True, 'coordinate_descent_tuning': True}
+# benchmark kernel choices at compile time, plus CUDA graphs (all True)
+print(*modes["max-autotune"])
+# > max_autotune triton.cudagraphs coordinate_descent_tuning
 try:
     torch.compile(torch.nn.Linear(4, 4), mode="fastest")
 except RuntimeError as err:

@@ -4,17 +4,22 @@
 import torch
 from torch import nn
 
-model = nn.Sequential(nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 256)).cuda().eval()
-x = torch.randn(64, 256, device="cuda")  # CUDA graphs want static shapes: one graph per shape
+model = nn.Sequential(nn.Linear(256, 256), nn.GELU(), nn.Linear(256, 256))
+model = model.cuda().eval()
+# a recorded CUDA graph replays one fixed shape; a new shape records another
+x = torch.randn(64, 256, device="cuda")
 compiled = torch.compile(model, mode="reduce-overhead")
 
 with torch.no_grad():
     expected = model(x)
     outputs = []
-    for _ in range(5):  # the first calls compile, warm up and record; the later ones replay
-        torch.compiler.cudagraph_mark_step_begin()  # a new iteration starts here
-        outputs.append(compiled(x).clone())  # clone what you keep: the next replay reuses the output memory
-print(all(torch.allclose(out, expected, rtol=1e-4, atol=1e-4) for out in outputs))
+    # the first calls compile, warm up and record; the later ones replay
+    for _ in range(5):
+        # a new iteration starts here
+        torch.compiler.cudagraph_mark_step_begin()
+        # clone what you keep: the next replay reuses the output memory
+        outputs.append(compiled(x).clone())
+print(all(torch.allclose(o, expected, rtol=1e-4, atol=1e-4) for o in outputs))
 # > True
 # --8<-- [end:demo]
 

@@ -7,7 +7,8 @@ import torch
 from torch import nn
 from torch.utils import benchmark
 
-model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).cuda()
+model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024))
+model = model.cuda()
 x = torch.randn(256, 1024, device="cuda")
 compiled = torch.compile(model)
 
@@ -16,15 +17,19 @@ start = time.perf_counter()
 with torch.no_grad():
     compiled(x)  # the first call traces, compiles and runs
 torch.cuda.synchronize()
-first_call_s = time.perf_counter() - start  # seconds: compile time, paid once per shape/guard set
+# seconds: compile time, paid once per shape/guard set
+first_call_s = time.perf_counter() - start
 
 
-def steady_ms(fn):  # warm-up, repetition and synchronization are done by the Timer
-    timer = benchmark.Timer(stmt="with torch.no_grad(): fn(x)", globals={"torch": torch, "fn": fn, "x": x})
+# warm-up, repetition and synchronization are done by the Timer
+def steady_ms(fn):
+    timer = benchmark.Timer(stmt="with torch.no_grad(): fn(x)",
+                            globals={"torch": torch, "fn": fn, "x": x})
     return timer.blocked_autorange(min_run_time=0.5).median * 1e3
 
 
-eager_ms, compiled_ms = steady_ms(model), steady_ms(compiled)  # compare these, never first_call_s
+# compare these, never first_call_s
+eager_ms, compiled_ms = steady_ms(model), steady_ms(compiled)
 # --8<-- [end:demo]
 
 

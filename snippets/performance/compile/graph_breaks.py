@@ -42,12 +42,14 @@ def normalize(x):
 
 try:
     torch.compile(normalize, backend="eager", fullgraph=True)(torch.randn(16))
-except torch._dynamo.exc.Unsupported as err:  # a RuntimeError subclass, raised while tracing
+# a RuntimeError subclass, raised while tracing
+except torch._dynamo.exc.Unsupported as err:
     print(str(err).splitlines()[0])
 # > logging.Logger method not supported for non-export cases
 
 
-def normalize_in_graph(x):  # log outside the compiled function; divide by a tensor, not a float
+# log outside the compiled function; divide by a tensor, not a float
+def normalize_in_graph(x):
     y = torch.relu(x) * 2
     return y / y.max()
 

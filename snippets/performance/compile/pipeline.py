@@ -10,30 +10,39 @@ graphs = {}
 
 
 def op_names(gm):
-    return [getattr(node.target, "__name__", str(node.target)) for node in gm.graph.nodes if node.op == "call_function"]
+    return [getattr(node.target, "__name__", str(node.target))
+            for node in gm.graph.nodes if node.op == "call_function"]
 
 
 def keep(stage):
     def compiler(gm, example_inputs):  # receives an ATen-level FX graph
         graphs[stage] = op_names(gm)
-        return make_boxed_func(gm.forward)  # run it as is; Inductor would generate kernels here
+        # run it as is; Inductor would generate kernels here
+        return make_boxed_func(gm.forward)
 
     return compiler
 
 
-def my_backend(gm, example_inputs):  # Dynamo hands every backend a torch-level FX graph
+# Dynamo hands every backend a torch-level FX graph
+def my_backend(gm, example_inputs):
     graphs["dynamo"] = op_names(gm)
-    return aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"))(gm, example_inputs)
+    aot = aot_autograd(fw_compiler=keep("forward"),
+                       bw_compiler=keep("backward"))
+    return aot(gm, example_inputs)
 
 
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
 compiled = torch.compile(model, backend=my_backend)
-compiled(torch.randn(2, 4)).sum().backward()  # the backward graph is compiled at the first backward()
-print(graphs["dynamo"])  # 1. Dynamo: the Python bytecode, captured as torch calls
+# the backward graph is compiled at the first backward()
+compiled(torch.randn(2, 4)).sum().backward()
+# 1. Dynamo: the Python bytecode, captured as torch calls
+print(graphs["dynamo"])
 # > ['linear', 'relu', 'linear']
-print(graphs["forward"])  # 2. AOTAutograd: the same forward in ATen ops...
-# > ['t.default', 'addmm.default', 'relu.default', 'detach.default', 't.default', 'addmm.default']
-print(len(graphs["backward"]), "threshold_backward.default" in graphs["backward"])  # ...and the backward, ahead of time
+print(*graphs["forward"])  # 2. AOTAutograd: the same forward in ATen ops...
+# > t.default addmm.default relu.default detach.default t.default addmm.default
+# ...and the backward, ahead of time
+backward_ops = graphs["backward"]
+print(len(backward_ops), "threshold_backward.default" in backward_ops)
 # > 16 True
 # --8<-- [end:demo]
 

@@ -6,7 +6,8 @@ import torch
 graphs = []
 
 
-def counting_backend(gm, example_inputs):  # a backend is a function: it sees every graph Dynamo compiles
+# a backend is a function: it sees every graph Dynamo compiles
+def counting_backend(gm, example_inputs):
     graphs.append(gm)
     return gm.forward
 
@@ -18,11 +19,13 @@ def scale(x):
 compiled = torch.compile(scale, backend=counting_backend)
 for batch in [8, 16, 24, 32, 40]:
     compiled(torch.randn(batch, 4))
-print(len(graphs))  # 8: static; 16 fails the size guard -> one recompile with a symbolic size
+# 8: static; 16 fails the size guard -> one recompile with a symbolic size
+print(len(graphs))
 # > 2
 
 graphs.clear()
-static = torch.compile(scale, backend=counting_backend, dynamic=False)  # never generalize
+# never generalize
+static = torch.compile(scale, backend=counting_backend, dynamic=False)
 for batch in [8, 16, 24, 32, 40]:
     static(torch.randn(batch, 4))
 print(len(graphs))  # one graph per shape
@@ -49,7 +52,8 @@ def scale(x):
 compiled = torch.compile(scale, backend=counting_backend)
 for batch in [8, 16, 24, 32, 40]:
     x = torch.randn(batch, 4)
-    torch._dynamo.mark_dynamic(x, 0)  # declare dim 0 dynamic up front: no first recompile
+    # declare dim 0 dynamic up front: no first recompile
+    torch._dynamo.mark_dynamic(x, 0)
     compiled(x)
 print(len(graphs))
 # > 1
@@ -67,11 +71,13 @@ def scale(x):
 
 compiled = torch.compile(scale, backend="eager")
 compiled(torch.randn(8, 4))  # warm up: compile once
-with torch.compiler.set_stance("fail_on_recompile"):  # e.g. in a test, after warm-up
+# e.g. in a test, after warm-up
+with torch.compiler.set_stance("fail_on_recompile"):
     try:
         compiled(torch.randn(8, 4, dtype=torch.float64))
     except RuntimeError as err:
-        failed_guard = str(err).splitlines()[-1]  # "- <frame>/<entry>: <the guard that failed>"
+        # "- <frame>/<entry>: <the guard that failed>"
+        failed_guard = str(err).splitlines()[-1]
         print(failed_guard.split(": ", 1)[1])
 # > tensor 'x' dtype mismatch. expected Float, actual Double
 # --8<-- [end:reasons]

@@ -7,7 +7,8 @@ from torch import nn
 graphs = []
 
 
-def counting_backend(gm, example_inputs):  # stands in for Inductor and counts compilations
+# stands in for Inductor and counts compilations
+def counting_backend(gm, example_inputs):
     graphs.append(gm)
     return gm.forward
 
@@ -15,7 +16,8 @@ def counting_backend(gm, example_inputs):  # stands in for Inductor and counts c
 class Classifier(nn.Module):
     def __init__(self):
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+        self.body = nn.Sequential(
+            nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
         self.calls = 0
 
     def forward(self, x):
@@ -40,7 +42,8 @@ from torch import nn
 graphs = []
 
 
-def counting_backend(gm, example_inputs):  # stands in for Inductor and counts compilations
+# stands in for Inductor and counts compilations
+def counting_backend(gm, example_inputs):
     graphs.append(gm)
     return gm.forward
 
@@ -48,11 +51,14 @@ def counting_backend(gm, example_inputs):  # stands in for Inductor and counts c
 class Classifier(nn.Module):
     def __init__(self):
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
-        self.register_buffer("calls", torch.zeros((), dtype=torch.long), persistent=False)
+        self.body = nn.Sequential(
+            nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+        calls = torch.zeros((), dtype=torch.long)
+        self.register_buffer("calls", calls, persistent=False)
 
     def forward(self, x):
-        self.calls += 1  # a tensor: updated inside the graph, nothing to guard on
+        # a tensor: updated inside the graph, nothing to guard on
+        self.calls += 1
         return self.body(x)
 
 

@@ -3,7 +3,8 @@
 # --8<-- [start:overflow]
 import torch
 
-print(torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16())  # fp16 tops out at 65504
+# fp16 tops out at 65504
+print(torch.tensor(70000.0).half(), torch.tensor(70000.0).bfloat16())
 # > tensor(inf, dtype=torch.float16) tensor(70144., dtype=torch.bfloat16)
 # --8<-- [end:overflow]
 
