@@ -161,6 +161,42 @@ def _check() -> None:
     assert torch.equal(bn.running_mean, torch.zeros(4)) and torch.equal(
         bn.running_var, torch.ones(4)
     )
+    assert bn.bias.grad is not None and bn.bias.grad.abs().sum() > 0
+    assert bn.num_batches_tracked.item() == 0
+
+    # The whole claim, on a layer with non-trivial stats: in eval mode gamma and
+    # beta get exactly the gradient of the fixed affine map built from the
+    # running stats (no path through batch statistics), both move under SGD,
+    # and the running stats and counter stay put.
+    bn19 = nn.BatchNorm1d(4)
+    with torch.no_grad():
+        bn19.running_mean.uniform_(-1, 1)
+        bn19.running_var.uniform_(0.5, 2.0)
+        bn19.weight.uniform_(0.5, 1.5)
+        bn19.bias.uniform_(-1, 1)
+    mean19, var19 = bn19.running_mean.clone(), bn19.running_var.clone()
+    gamma19, beta19 = bn19.weight.detach().clone(), bn19.bias.detach().clone()
+    bn19.eval()
+    x19 = torch.randn(8, 4, requires_grad=True)
+    bn19(x19).pow(2).mean().backward()
+    inv_std = 1 / torch.sqrt(var19 + bn19.eps)
+    x_hat = (x19.detach() - mean19) * inv_std
+    dy = 2 * (gamma19 * x_hat + beta19) / x19.numel()
+    torch.testing.assert_close(bn19.weight.grad, (dy * x_hat).sum(dim=0))
+    torch.testing.assert_close(bn19.bias.grad, dy.sum(dim=0))
+    torch.testing.assert_close(x19.grad, dy * gamma19 * inv_std)
+    torch.optim.SGD(bn19.parameters(), lr=0.1).step()
+    assert not torch.equal(bn19.weight, gamma19)
+    assert not torch.equal(bn19.bias, beta19)
+    assert torch.equal(bn19.running_mean, mean19)
+    assert torch.equal(bn19.running_var, var19)
+    assert bn19.num_batches_tracked.item() == 0
+    # In train mode the input gradient also flows through the batch mean and
+    # variance, so it differs from the eval-mode one.
+    x_train = x19.detach().clone().requires_grad_(True)
+    bn19.train()(x_train).pow(2).mean().backward()
+    assert not torch.allclose(x_train.grad, x19.grad, atol=1e-4)
+
     # Calling model.train() undoes a bare bn.eval(): why the recipe overrides train().
     plain = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8))
     plain[1].eval()

@@ -32,6 +32,30 @@ print(torch.allclose(adam_l2, five_steps(torch.optim.AdamW, weight_decay=0.1)))
 # > False
 # --8<-- [end:l2_vs_decay]
 
+# --8<-- [start:uneven_decay]
+import torch
+
+
+def train(optimizer_class) -> torch.Tensor:
+    w = torch.ones(2, requires_grad=True)
+    optimizer = optimizer_class([w], lr=0.01, weight_decay=0.1)
+    scale = torch.tensor([1.0, 1e-3])  # weight 0: large gradients, 1: tiny
+    for _ in range(300):
+        optimizer.zero_grad()
+        w.grad = scale * torch.randn(2)  # noisy gradients with mean zero
+        optimizer.step()
+    return w.detach()
+
+
+adam, adamw = train(torch.optim.Adam), train(torch.optim.AdamW)
+# Adam + L2: λ·w / √v̂ is large where the gradients are tiny
+print("Adam  decays the tiny-gradient weight to ~0:", bool(adam[1] < 0.05))
+# > Adam  decays the tiny-gradient weight to ~0: True
+# AdamW: the same lr·λ shrink for every weight, whatever its gradient
+print("AdamW decays the tiny-gradient weight to ~0:", bool(adamw[1] < 0.05))
+# > AdamW decays the tiny-gradient weight to ~0: False
+# --8<-- [end:uneven_decay]
+
 # --8<-- [start:label_smoothing]
 import math
 
@@ -87,6 +111,59 @@ def _check() -> None:
         w0 - 0.1 * torch.sign(g + 0.1 * w0),
         atol=1e-6,
         rtol=0,
+    )
+
+    # SGD's weight_decay is L2 even with momentum (the term enters the gradient,
+    # then the momentum buffer). L2 equals *decoupled* decay (w *= 1 - lr·λ
+    # before the step) only without momentum: "plain SGD" means no momentum.
+    def sgd(momentum, weight_decay=0.0, l2=0.0, decoupled=0.0):
+        w = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        opt = torch.optim.SGD(
+            [w], lr=0.1, momentum=momentum, weight_decay=weight_decay
+        )
+        for _ in range(5):
+            opt.zero_grad()
+            ((w @ x - 1.0) ** 2 + l2 / 2 * w.pow(2).sum()).backward()
+            with torch.no_grad():
+                w.mul_(1 - 0.1 * decoupled)
+            opt.step()
+        return w.detach()
+
+    torch.testing.assert_close(sgd(0.9, weight_decay=0.1), sgd(0.9, l2=0.1))
+    torch.testing.assert_close(sgd(0.0, weight_decay=0.1), sgd(0.0, decoupled=0.1))
+    assert not torch.allclose(
+        sgd(0.9, weight_decay=0.1), sgd(0.9, decoupled=0.1), atol=1e-2
+    )
+
+    # Adam does not cancel L2: it scales it by 1/√v̂, per weight. The tiny-gradient
+    # weight is driven to ~0 (far from where Adam without decay leaves it), the
+    # large-gradient weight barely feels the decay. AdamW shrinks both alike.
+    assert adam[1].abs() < 0.05 and adam[0] > 0.1
+    assert adamw[1] > 0.1 and adamw[0] > 0.1
+    torch.manual_seed(0)
+    no_decay = torch.ones(2, requires_grad=True)
+    opt = torch.optim.Adam([no_decay], lr=0.01)
+    for _ in range(300):
+        opt.zero_grad()
+        no_decay.grad = torch.tensor([1.0, 1e-3]) * torch.randn(2)
+        opt.step()
+    assert no_decay[1] > 0.3  # so the decay, not the noise, took weight 1 to 0
+    # With zero gradients AdamW's shrink is exactly (1 - lr·λ) per step for every
+    # weight, while Adam + L2 moves every weight by about lr per step.
+    zero_w = torch.tensor([1.0, 3.0], requires_grad=True)
+    opt = torch.optim.AdamW([zero_w], lr=0.01, weight_decay=0.1)
+    for _ in range(100):
+        zero_w.grad = torch.zeros(2)
+        opt.step()
+    torch.testing.assert_close(
+        zero_w.detach(), torch.tensor([1.0, 3.0]) * (1 - 0.01 * 0.1) ** 100
+    )
+    zero_l2 = torch.tensor([1.0, 3.0], requires_grad=True)
+    opt = torch.optim.Adam([zero_l2], lr=0.01, weight_decay=0.1)
+    zero_l2.grad = torch.zeros(2)
+    opt.step()
+    torch.testing.assert_close(
+        zero_l2.detach(), torch.tensor([0.99, 2.99]), atol=1e-4, rtol=0
     )
 
     # Label smoothing: the gradient wrt logits is softmax(z) - smoothed target, zero exactly at that target.

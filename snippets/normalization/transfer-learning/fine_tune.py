@@ -117,21 +117,25 @@ import torch
 from torchvision.models import ResNet18_Weights
 from torchvision.transforms import v2
 
-# resize 256, center crop 224, normalize
+# resize 256, center crop 224, to float, normalize; accepts PIL or tensors
 eval_tf = ResNet18_Weights.DEFAULT.transforms()
 train_tf = v2.Compose(
     [
+        v2.ToImage(),  # PIL image -> uint8 tensor (C, H, W)
         v2.RandomResizedCrop(224),  # augmentation: training data only
         v2.RandomHorizontalFlip(),
-        v2.ToDtype(torch.float32, scale=True),  # uint8 [0, 255] -> float [0, 1]
+        v2.ToDtype(torch.float32, scale=True),  # uint8 [0, 255] -> [0, 1]
         # the statistics the weights expect
         v2.Normalize(mean=eval_tf.mean, std=eval_tf.std),
     ]
 )
-# stand-in for a decoded photo
-image = torch.randint(0, 256, (3, 300, 400), dtype=torch.uint8)
-print(train_tf(image).shape, eval_tf(image).shape)
-# > torch.Size([3, 224, 224]) torch.Size([3, 224, 224])
+# what ImageFolder yields: a PIL image (a stand-in for a decoded photo)
+pixels = torch.randint(0, 256, (3, 300, 400), dtype=torch.uint8)
+image = v2.functional.to_pil_image(pixels)
+print(train_tf(image).shape, train_tf(image).dtype)
+# > torch.Size([3, 224, 224]) torch.float32
+print(eval_tf(image).shape)
+# > torch.Size([3, 224, 224])
 print(
     torch.equal(eval_tf(image), eval_tf(image)),
     torch.equal(train_tf(image), train_tf(image)),
@@ -180,6 +184,29 @@ def _check() -> None:
     assert sum(len(g["params"]) for g in partial_optimizer.param_groups) == sum(
         p.requires_grad for p in partial_model.parameters()
     )
+
+    # Transforms: the input really is what ImageFolder yields, a PIL image.
+    import pytest
+    from PIL import Image
+
+    assert isinstance(image, Image.Image)
+    # Without ToImage() first, the same pipeline fails on it: ToDtype passes a
+    # PIL image through untouched, and Normalize refuses it.
+    no_to_image = v2.Compose(train_tf.transforms[1:])
+    assert not any(isinstance(t, v2.ToImage) for t in no_to_image.transforms)
+    with pytest.raises(TypeError, match="Normalize.. does not support PIL"):
+        no_to_image(image)
+    dtype_only = v2.ToDtype(torch.float32, scale=True)
+    assert isinstance(dtype_only(image), Image.Image)
+    # With ToImage() the output is a normalized float tensor, on PIL and on
+    # tensor input alike (a uint8 tensor goes through ToImage unchanged).
+    out_train = train_tf(image)
+    assert isinstance(out_train, torch.Tensor)
+    assert out_train.dtype == torch.float32 and out_train.shape == (3, 224, 224)
+    assert out_train.min() < 0  # normalized, not [0, 1]
+    assert train_tf(pixels).shape == (3, 224, 224)
+    # The eval pipeline takes the PIL image and the tensor to the same result.
+    torch.testing.assert_close(eval_tf(image), eval_tf(pixels), atol=0.05, rtol=0)
 
     # Transforms: the eval pipeline is deterministic and normalized with ImageNet statistics.
     out = eval_tf(image)

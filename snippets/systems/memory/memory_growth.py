@@ -25,7 +25,8 @@ for step in range(1, 11):
     loss = model(torch.randn(4, 8)).square().mean()
     loss.backward()
     optimizer.step()
-    total += loss  # a tensor: this step's graph is chained onto all the previous ones
+    # a tensor: its grad_fn chains this step's graph onto all the previous ones
+    total += loss
     if step in (5, 10):
         print(step, graph_size(total.grad_fn))
 # > 5 44
@@ -33,6 +34,51 @@ for step in range(1, 11):
 # --8<-- [end:demo]
 
 demo_total = total
+
+# --8<-- [start:retain_graph]
+import weakref
+
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+weights = {p.data_ptr() for p in model.parameters()}
+saved = []  # a weak reference to every activation autograd saves
+
+
+def pack(t):
+    if t.data_ptr() in weights:
+        return t
+    t = t.detach()  # the graph keeps this alias; it dies with the graph
+    saved.append(weakref.ref(t))
+    return t
+
+
+def alive():
+    return sum(ref() is not None for ref in saved)
+
+
+with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    for step in range(10):
+        loss = model(torch.randn(4, 8)).square().mean()
+        loss.backward()  # frees what this step saved
+    print("backward():", alive())
+    for step in range(10):
+        loss = model(torch.randn(4, 8)).square().mean()
+        loss.backward(retain_graph=True)  # this step's activations stay ...
+    print("retain_graph, plain loop:", alive())  # ... until `loss` is rebound
+    total = 0
+    for step in range(10):
+        loss = model(torch.randn(4, 8)).square().mean()
+        loss.backward(retain_graph=True)
+        total = total + loss  # a chain that keeps every graph alive
+    print("retain_graph, chained:", alive())
+# > backward(): 0
+# > retain_graph, plain loop: 4
+# > retain_graph, chained: 40
+# --8<-- [end:retain_graph]
+
+retain_model, retain_pack, retain_alive, retain_saved = model, pack, alive, saved
 
 # --8<-- [start:buggy]
 import torch
@@ -86,12 +132,65 @@ print(type(val_loss).__name__)
 def _check() -> None:
     import weakref
 
+    import pytest
+
     # With .item() the running total is a float and holds no graph.
     running = 0.0
     for _ in range(3):
         running += model(torch.randn(4, 8)).square().mean().item()
     assert isinstance(running, float)
     assert graph_size(demo_total.grad_fn) == 4 + 8 * 10  # 8 nodes per step, plus the 4 shared leaves
+
+    # Q109 and Q42 agree: with a plain backward() each step frees what it saved;
+    # summing loss tensors keeps only the growing chain of graph nodes.
+    retain_saved.clear()
+    chain, sizes = 0, []
+    with torch.autograd.graph.saved_tensors_hooks(retain_pack, lambda t: t):
+        for _ in range(6):
+            step_loss = retain_model(torch.randn(4, 8)).square().mean()
+            step_loss.backward()
+            chain = chain + step_loss
+            sizes.append(graph_size(chain.grad_fn))
+            assert retain_alive() == 0  # the step's activations are gone
+    assert len(retain_saved) == 6 * 4  # four activations saved per step
+    steps = [b - a for a, b in zip(sizes, sizes[1:], strict=False)]
+    assert len(set(steps)) == 1 and steps[0] > 0  # same growth every step
+    # Reading a kept node's saved tensor proves backward freed it.
+    node = chain.grad_fn.next_functions[1][0]  # the last step's MeanBackward0
+    with pytest.raises(RuntimeError, match="already been freed"):
+        node.next_functions[0][0]._saved_self  # PowBackward0's input
+
+    # retain_graph=True in a plain loop: not a leak. The previous graph lives
+    # until `loss` is rebound, so the peak is about two steps' activations and
+    # the count never grows; only a chain across steps keeps them all.
+    retain_saved.clear()
+    peak = 0
+
+    def counting_pack(t):
+        nonlocal peak
+        out = retain_pack(t)
+        peak = max(peak, retain_alive())
+        return out
+
+    with torch.autograd.graph.saved_tensors_hooks(counting_pack, lambda t: t):
+        after = []
+        for _ in range(10):
+            step_loss = retain_model(torch.randn(4, 8)).square().mean()
+            step_loss.backward(retain_graph=True)
+            after.append(retain_alive())
+    assert after == [4] * 10  # bounded: one step's activations after each step
+    assert 4 < peak <= 8  # during a forward the previous graph is still alive
+    del step_loss
+    assert retain_alive() == 0  # dropping the last reference frees it
+    # Carrying a tensor across steps chains the graphs too (an RNN hidden state
+    # that is never detached): then every step's activations stay.
+    retain_saved.clear()
+    with torch.autograd.graph.saved_tensors_hooks(retain_pack, lambda t: t):
+        h = torch.zeros(4, 8)
+        for _ in range(5):
+            h = torch.tanh(retain_model[0](h)[:, :8] + torch.randn(4, 8))
+            h.sum().backward(retain_graph=True)
+        assert retain_alive() == len(retain_saved) > 0  # nothing was freed
 
     # The buggy evaluation keeps every batch's saved activations alive; the fixed one saves none.
     def alive_saved(fn, mdl, data):
