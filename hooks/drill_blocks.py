@@ -30,6 +30,7 @@ from snippet_markup import Include, parse_target, section_lines
 
 _STASHED = re.compile(HTML_PLACEHOLDER % r"(\d+)")  # where Python-Markdown left stashed HTML
 _TAG = re.compile(r"<[^>]+>")
+_COUNT = {2: "two", 3: "three", 4: "four"}
 _UNSEARCHED = {"data-search-exclude": ""}  # controls and prompts: Material's search index skips them
 
 
@@ -138,7 +139,12 @@ class SpotTheBug(_Drill):
         code = self._snippet(self.options["code"])
         etree.SubElement(
             section, "p", {**_UNSEARCHED, "class": "drill__prompt"}
-        ).text = "Which line is the bug? Click it, or Tab to it and press Enter."
+        ).text = (
+            "Which line is the bug? Click it, or Tab to the code, move with ↑ and ↓, and press Enter."
+            if len(bugs) == 1
+            else f"This code has {_COUNT.get(len(bugs), len(bugs))} buggy lines: find them all. Click each, "
+            "or Tab to the code, move with ↑ and ↓, and press Enter."
+        )
         lines = self._stash(section, line_choices(code.lines), "drill-spot__code highlight")
         lines.set("role", "group")
         lines.set("aria-label", "The code: choose the buggy line")
@@ -264,7 +270,10 @@ class Match(_Drill):
             row = etree.SubElement(rows, "li", {"class": "drill-match__item", "data-answer": f"t{number}"})
             label = f"{self.id}-item-{number}"
             etree.SubElement(row, "span", {"class": "drill-match__prompt", "id": label}).text = item
-            etree.SubElement(row, "select", {"class": "drill-match__select", "aria-labelledby": label})
+            choice = etree.SubElement(row, "span", {"class": "drill-match__choice"})
+            # the chosen answer in full, wrapped (a <select> cuts it at its width); drills.js keeps it current
+            etree.SubElement(choice, "span", {"class": "drill-match__shown", "aria-hidden": "true"}).text = "Choose…"
+            etree.SubElement(choice, "select", {"class": "drill-match__select", "aria-labelledby": label})
             etree.SubElement(row, "span", {"class": "drill-match__verdict"})
         actions = etree.SubElement(block, "div", {**_UNSEARCHED, "class": "drill__actions"})
         self._button(actions, "drill-button--primary drill-match__check", "Check")

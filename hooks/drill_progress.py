@@ -87,11 +87,13 @@ def progress_items(html: str) -> tuple[Item, ...]:
 
 
 def modules_from_nav(nav_items, items_by_url: dict[str, tuple[Item, ...]]) -> list[Module]:
-    """One module per top-level nav section (a top-level page counts as its own), pages in nav order."""
+    """One module per top-level nav section that opens with a chapter's index page (`tensors/index.md`),
+    pages in nav order. Home and About are not modules: the drills on the conventions page are examples of
+    the syntax, not items to study, and they don't count."""
     modules = []
     for entry in nav_items:
         pages = list(_pages(entry))
-        if not pages:
+        if not pages or not _CHAPTER_INDEX.match(pages[0].file.src_uri):
             continue
         module_pages = tuple(
             PageItems(page.title, page.url, items_by_url.get(page.url, ()))
@@ -122,9 +124,17 @@ def overview(modules: list[Module], from_url: str) -> str:
         if module.count()
     )
     total = sum(module.count() for module in modules)
+    first = next((item for module in modules for page in module.pages for item in page.items), None)
+    start = escape(_link(first.key, from_url)) if first else ""
     return (
         '<section class="progress-overview" data-progress-scope aria-labelledby="all-modules">'
-        f'<h2 id="all-modules">All modules</h2><p>Overall: {_count(total)}.</p>{blocks}'
+        f'<h2 id="all-modules">All modules</h2><p>Overall: {_count(total)}.</p>'
+        # drills.js points these at the first unmarked item and a random one (both: the first, without it)
+        '<p class="progress-next">'
+        f'<a class="md-button md-button--primary progress-next__first" href="{start}">Next unmarked question</a> '
+        f'<a class="md-button progress-next__random" href="{start}">Random unmarked</a>'
+        '<span class="progress-next__done" hidden>Every question and drill is marked. Reset below to go again.</span>'
+        f"</p>{blocks}"
         '<div class="progress-reset">'
         '<button type="button" class="drill-button progress-reset__ask">Reset all progress</button>'
         '<p class="progress-reset__confirm" hidden>Erase every mark stored in this browser? '

@@ -40,8 +40,11 @@ def highlighted_lines(lines: list[str]) -> list[str]:
 
 
 def line_choices(lines: list[str]) -> str:
-    """Every non-blank line a button (`data-line` is its 1-based number); blank lines are spacers."""
+    """Every non-blank line a button (`data-line` is its 1-based number); blank lines are spacers.
+    The listing is one Tab stop (a roving tabindex): the first line has tabindex 0, the others -1, and
+    drills.js moves the 0 with ↑/↓."""
     rows = []
+    tabindex = "0"
     for number, html in enumerate(highlighted_lines(lines), start=1):
         if not lines[number - 1].strip():
             rows.append(
@@ -50,11 +53,12 @@ def line_choices(lines: list[str]) -> str:
             )
             continue
         rows.append(
-            f'<button type="button" class="drill-spot__line" data-line="{number}">'
+            f'<button type="button" class="drill-spot__line" data-line="{number}" tabindex="{tabindex}">'
             f'<span class="drill-spot__no" aria-hidden="true">{number}</span>'
             f'<span class="drill-sr-only">Line {number}: </span>'
             f"<code>{html}</code></button>"
         )
+        tabindex = "-1"
     return "".join(rows)
 
 

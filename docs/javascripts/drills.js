@@ -127,6 +127,18 @@
       var state = item.querySelector(".progress-item__state");
       if (state) state.textContent = done ? " (marked: I can answer this)" : "";
     });
+    each(root, ".progress-next", function (next) {
+      var open = Array.prototype.slice.call(document.querySelectorAll(".progress-overview .progress-item:not(.is-done) a"));
+      var first = next.querySelector(".progress-next__first");
+      var random = next.querySelector(".progress-next__random");
+      if (open.length) {
+        first.setAttribute("href", open[0].getAttribute("href"));
+        random.setAttribute("href", open[Math.floor(Math.random() * open.length)].getAttribute("href"));
+      }
+      show(first, open.length > 0);
+      show(random, open.length > 0);
+      show(next.querySelector(".progress-next__done"), open.length === 0);
+    });
     each(root, ".progress-count", function (count) {
       var scope = count.closest("[data-progress-scope]") || root;
       var total = scope.querySelectorAll(".progress-item").length;
@@ -140,7 +152,7 @@
     line.setAttribute("data-state", state);
   }
 
-  function feedback(drill, strong, nodes) {
+  function feedback(drill, strong, nodes, near) {
     var box = drill.querySelector(".drill__feedback");
     var paragraph = document.createElement("p");
     var lead = document.createElement("strong");
@@ -151,10 +163,30 @@
     });
     box.textContent = "";
     box.appendChild(paragraph);
+    if (near) sayNearLine(drill, paragraph, near);
+  }
+
+  // A spot-the-bug verdict is also shown right under the line chosen: the feedback box (the live region
+  // screen readers hear) sits under the whole listing, often a screen or more below on a phone.
+  function sayNearLine(drill, paragraph, line) {
+    var verdict = drill.querySelector(".drill-spot__verdict");
+    if (!verdict) {
+      verdict = document.createElement("div");
+      verdict.className = "drill-spot__verdict";
+      verdict.setAttribute("aria-hidden", "true"); // the live region says it once
+    }
+    verdict.textContent = "";
+    verdict.appendChild(paragraph.cloneNode(true));
+    line.parentNode.insertBefore(verdict, line.nextSibling);
+    verdict.scrollIntoView({ block: "nearest" });
+  }
+
+  function bugsOf(drill) {
+    return drill.getAttribute("data-bug").split(" ");
   }
 
   function revealSpot(drill) {
-    drill.getAttribute("data-bug").split(" ").forEach(function (number) {
+    bugsOf(drill).forEach(function (number) {
       var line = drill.querySelector('.drill-spot__line[data-line="' + number + '"]');
       if (line) markLine(line, "right");
     });
@@ -166,9 +198,21 @@
   function chooseLine(line) {
     var drill = line.closest(".drill--spot");
     var number = line.getAttribute("data-line");
-    if (drill.getAttribute("data-bug").split(" ").indexOf(number) >= 0) {
+    var bugs = bugsOf(drill);
+    if (bugs.indexOf(number) >= 0) {
+      markLine(line, "right");
+      var missing = bugs.filter(function (bug) {
+        var other = drill.querySelector('.drill-spot__line[data-line="' + bug + '"]');
+        return other && other.getAttribute("data-state") !== "right";
+      });
+      if (missing.length) {
+        var left = missing.length === 1 ? "one more buggy line" : missing.length + " more buggy lines";
+        feedback(drill, "Yes: line " + number + " is a bug.", [document.createTextNode(" Find " + left + ".")], line);
+        return;
+      }
       revealSpot(drill);
-      feedback(drill, "Yes: line " + number + " is the bug.", [document.createTextNode(" The explanation and the fix are below.")]);
+      var found = bugs.length > 1 ? "Yes: lines " + bugs.join(" and ") + " are the bugs." : "Yes: line " + number + " is the bug.";
+      feedback(drill, found, [document.createTextNode(" The explanation and the fix are below.")], line);
       return;
     }
     markLine(line, "wrong");
@@ -179,25 +223,44 @@
         })
       : [document.createTextNode(NUDGE)];
     nodes.unshift(document.createTextNode(" "));
-    feedback(drill, "Not line " + number + ".", nodes);
+    feedback(drill, "Not line " + number + ".", nodes, line);
   }
 
   function showAnswer(button) {
     var drill = button.closest(".drill--spot");
     revealSpot(drill);
-    var bugs = drill.getAttribute("data-bug").split(" ");
-    feedback(drill, "The bug is line" + (bugs.length > 1 ? "s " : " ") + bugs.join(" and ") + ".", [
-      document.createTextNode(" The explanation and the fix are below."),
-    ]);
+    var bugs = bugsOf(drill);
+    var first = drill.querySelector('.drill-spot__line[data-line="' + bugs[0] + '"]');
+    feedback(
+      drill,
+      "The bug is line" + (bugs.length > 1 ? "s " : " ") + bugs.join(" and ") + ".",
+      [document.createTextNode(" The explanation and the fix are below.")],
+      first
+    );
     var answer = drill.querySelector(".drill__answer");
     answer.setAttribute("tabindex", "-1");
     answer.focus(); // the button is gone; keep keyboard users where the answer is
   }
 
-  function moveAmongLines(line, step) {
-    var lines = Array.prototype.slice.call(line.closest(".drill-spot__code").querySelectorAll("button.drill-spot__line"));
-    var next = lines[lines.indexOf(line) + step];
-    if (next) next.focus();
+  // The listing is one Tab stop (a roving tabindex): ↑/↓ move between its lines, Home/End to the ends,
+  // Tab leaves it. The line last focused keeps tabindex 0, so Shift+Tab back returns to it.
+  function spotLines(drill) {
+    return Array.prototype.slice.call(drill.querySelectorAll("button.drill-spot__line"));
+  }
+
+  function focusLine(drill, target) {
+    spotLines(drill).forEach(function (line) {
+      line.setAttribute("tabindex", line === target ? "0" : "-1");
+    });
+    target.focus();
+  }
+
+  function moveAmongLines(line, key) {
+    var drill = line.closest(".drill--spot");
+    var lines = spotLines(drill);
+    var at = lines.indexOf(line);
+    var to = key === "Home" ? 0 : key === "End" ? lines.length - 1 : at + (key === "ArrowDown" ? 1 : -1);
+    if (lines[to]) focusLine(drill, lines[to]);
   }
 
   // ---- step-through ------------------------------------------------------------------------------
@@ -223,11 +286,22 @@
   }
 
   // ---- match -------------------------------------------------------------------------------------
+  // Each item keeps its own choice: walking a closed <select> with ↓ fires `change` at every option
+  // passed, so a choice never clears another item's (that erased answers typed by keyboard). Two items
+  // given the same answer are flagged at Check instead.
+  function chosenText(select) {
+    var option = select.options[select.selectedIndex];
+    return option && select.value ? option.textContent : "";
+  }
+
   function refreshMatch(drill) {
     var used = {};
     each(drill, ".drill-match__select", function (select) {
       if (select.value) used[select.value] = true;
-      select.closest(".drill-match__item").classList.toggle("is-filled", Boolean(select.value));
+      var row = select.closest(".drill-match__item");
+      row.classList.toggle("is-filled", Boolean(select.value));
+      var shown = row.querySelector(".drill-match__shown");
+      if (shown) shown.textContent = chosenText(select) || "Choose…"; // the whole text, wrapped
     });
     each(drill, ".drill-match__card", function (card) {
       show(card, !used[card.getAttribute("data-target")]);
@@ -238,35 +312,35 @@
   function setVerdict(row, verdict) {
     if (verdict) row.setAttribute("data-verdict", verdict);
     else row.removeAttribute("data-verdict");
-    var labels = { right: "✓ right", wrong: "✗ wrong", empty: "✗ no answer" };
+    var labels = { right: "✓ right", wrong: "✗ wrong", twice: "✗ also chosen for another item", empty: "✗ no answer" };
     row.querySelector(".drill-match__verdict").textContent = verdict ? labels[verdict] : "";
   }
 
   function place(row, value) {
     var drill = row.closest(".drill--match");
-    var select = row.querySelector(".drill-match__select");
-    each(drill, ".drill-match__select", function (other) {
-      if (other !== select && value && other.value === value) {
-        other.value = ""; // a target sits on one item at a time
-        setVerdict(other.closest(".drill-match__item"), null);
-      }
-    });
-    select.value = value;
+    row.querySelector(".drill-match__select").value = value;
     setVerdict(row, null);
     refreshMatch(drill);
   }
 
   function checkMatch(drill, revealed) {
     var rows = drill.querySelectorAll(".drill-match__item");
+    var times = {};
+    each(drill, ".drill-match__select", function (select) {
+      if (select.value) times[select.value] = (times[select.value] || 0) + 1;
+    });
     var right = 0;
+    var twice = 0;
     Array.prototype.forEach.call(rows, function (row) {
       var value = row.querySelector(".drill-match__select").value;
-      var verdict = value === row.getAttribute("data-answer") ? "right" : value ? "wrong" : "empty";
+      var verdict = value === row.getAttribute("data-answer") ? "right" : !value ? "empty" : times[value] > 1 ? "twice" : "wrong";
       if (verdict === "right") right += 1;
+      if (verdict === "twice") twice += 1;
       setVerdict(row, verdict);
     });
     var all = right === rows.length;
     var message = revealed ? "All answers shown." : all ? "All " + rows.length + " right." : right + " of " + rows.length + " right.";
+    if (twice) message += " " + twice + (twice > 1 ? " wrong answers are" : " wrong answer is") + " also chosen for another item: each answer fits one item.";
     drill.querySelector(".drill__feedback").textContent = message;
     show(drill.querySelector(".drill-match__retry"), !all);
     drill.classList.toggle("is-solved", all);
@@ -315,7 +389,7 @@
     var order = Array.prototype.map.call(cards, function (card, index) {
       return index;
     });
-    decks.set(drill, { queue: shuffled(order), total: cards.length });
+    decks.set(drill, { queue: shuffled(order), total: cards.length, missed: [] });
     showCard(drill);
   }
 
@@ -328,7 +402,8 @@
     });
     var done = round.queue.length === 0;
     var counter = drill.querySelector(".drill-cards__counter");
-    if (done) counter.textContent = "Round done: you got all " + round.total + " cards.";
+    if (done && !round.missed.length) counter.textContent = "Round done: you got all " + round.total + " cards.";
+    else if (done) counter.textContent = roundReport(cards, round);
     else {
       show(cards[round.queue[0]], true);
       counter.textContent = "Card " + (round.total - round.queue.length + 1) + " of " + round.total;
@@ -337,6 +412,16 @@
     show(drill.querySelector(".drill-cards__got"), false);
     show(drill.querySelector(".drill-cards__again"), false);
     show(drill.querySelector(".drill-cards__restart"), done);
+  }
+
+  // "Round done: 2 of 3 the first time. Again: <front of each card sent back>." — what to review next.
+  function roundReport(cards, round) {
+    var fronts = round.missed.map(function (index) {
+      var front = cards[index].querySelector(".drill-card__front");
+      return "“" + (front ? front.textContent.trim() : "card " + (index + 1)) + "”";
+    });
+    var first = round.total - round.missed.length;
+    return "Round done: " + first + " of " + round.total + " the first time. Review " + (fronts.length > 1 ? "these: " : "this one: ") + fronts.join("; ") + ".";
   }
 
   function revealCard(drill) {
@@ -351,7 +436,11 @@
   function answerCard(drill, gotIt) {
     var queue = decks.get(drill).queue;
     var card = queue.shift();
-    if (!gotIt) queue.push(card); // comes back later in this round
+    if (!gotIt) {
+      queue.push(card); // comes back later in this round
+      var missed = decks.get(drill).missed;
+      if (missed.indexOf(card) < 0) missed.push(card);
+    }
     showCard(drill);
     var next = drill.querySelector(queue.length ? ".drill-cards__reveal" : ".drill-cards__restart");
     next.focus();
@@ -398,6 +487,11 @@
     }
   });
 
+  document.addEventListener("focusin", function (event) {
+    var line = event.target instanceof Element ? event.target.closest("button.drill-spot__line") : null;
+    if (line && line.getAttribute("tabindex") !== "0") focusLine(line.closest(".drill--spot"), line);
+  });
+
   document.addEventListener("change", function (event) {
     var select = event.target;
     if (select instanceof Element && select.classList.contains("drill-match__select")) {
@@ -416,10 +510,9 @@
       return;
     }
     var line = target.closest("button.drill-spot__line");
-    var vertical = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
-    if (line && vertical) {
+    if (line && ["ArrowDown", "ArrowUp", "Home", "End"].indexOf(event.key) >= 0) {
       event.preventDefault();
-      moveAmongLines(line, vertical);
+      moveAmongLines(line, event.key);
     }
   });
 

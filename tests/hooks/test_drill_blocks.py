@@ -55,7 +55,8 @@ The *explanation*.
 def test_spot_the_bug_renders_choices_hints_and_a_hidden_answer(render):
     html = render(SPOT)
     assert '<section aria-labelledby="spot-the-bug-y-doubles-title" class="drill drill--spot" data-bug="4"' in html
-    assert re.findall(r'data-line="(\d+)">', html.split("drill-spot__hints")[0]) == ["1", "3", "4"]
+    assert re.findall(r'data-line="(\d+)" tabindex', html.split("drill-spot__hints")[0]) == ["1", "3", "4"]
+    assert "Which line is the bug?" in html
     assert (
         '<div class="drill-spot__hints" hidden="hidden">\n<div data-line="3"><code>ones</code> is fine.</div>' in html
     )
@@ -105,6 +106,14 @@ def test_a_match_becomes_cards_to_drag_and_a_list_to_choose_from(render):
     options = re.findall(r'<option value="(t?\d?)">([^<]*)</option>', html.split("<select")[1])
     assert options == [("", "Choose…"), ("t2", "a max with 0"), ("t1", "affine x @ W.T")]
     assert 'aria-labelledby="match-item-1" class="drill-match__select"' in html
+    # the chosen answer is shown in full next to the list (a <select> cuts long text at its width)
+    assert '<span class="drill-match__choice"><span aria-hidden="true" class="drill-match__shown">Choose…</span>' in html
+
+
+def test_a_spot_the_bug_with_two_buggy_lines_says_so(render):
+    html = render(SPOT.replace("bug: 4", "bug: [3, 4]"))
+    assert 'data-bug="3 4"' in html
+    assert "This code has two buggy lines: find them all." in html
 
 
 def test_a_deck_shows_its_first_card_and_runs_fences_in_the_backs(render):

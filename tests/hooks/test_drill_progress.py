@@ -64,20 +64,34 @@ ITEMS = {"tensors/anatomy/": (Item("tensors/anatomy/#q1-a", "Q1 · A"), Item("te
 
 
 def test_modules_follow_the_nav_and_keep_only_pages_with_items():
-    home, tensors = modules_from_nav(NAV, ITEMS)
-    assert (home.title, home.index_uri, home.count()) == ("Home", "index.md", 0)
+    (tensors,) = modules_from_nav(NAV, ITEMS)
     assert (tensors.title, tensors.index_uri, tensors.count()) == ("Tensors", "tensors/index.md", 2)
     assert [p.title for p in tensors.pages] == ["Tensor anatomy"]
 
 
 def test_a_module_summary_links_each_item_relative_to_the_index_page():
-    (_, tensors) = modules_from_nav(NAV, ITEMS)
+    (tensors,) = modules_from_nav(NAV, ITEMS)
     html = module_summary(tensors, "tensors/", "progress/")
     assert (
         '<li class="progress-item" data-progress-key="tensors/anatomy/#q1-a"><a href="anatomy/#q1-a">Q1 · A</a>' in html
     )
     assert '<a href="../progress/">all modules</a>' in html
     assert html.count('class="progress-count" data-progress-total="2"') == 2  # the module and its one page
+
+
+def test_the_drills_of_pages_outside_the_modules_are_not_counted():
+    about = SimpleNamespace(title="About", is_page=False, children=[page("Conventions", "conventions/", "conventions.md")])
+    items = {**ITEMS, "conventions/": (Item("conventions/#spot-the-bug-demo", "Spot the Bug: demo"),)}
+    assert [module.title for module in modules_from_nav([*NAV, about], items)] == ["Tensors"]
+    assert "Overall: <span class=\"progress-count\" data-progress-total=\"2\">" in overview(
+        modules_from_nav([*NAV, about], items), "progress/"
+    )
+
+
+def test_the_overview_offers_the_next_and_a_random_unmarked_item():
+    html = overview(modules_from_nav(NAV, ITEMS), "progress/")
+    assert '<a class="md-button md-button--primary progress-next__first" href="../tensors/anatomy/#q1-a">' in html
+    assert '<a class="md-button progress-next__random" href="../tensors/anatomy/#q1-a">Random unmarked</a>' in html
 
 
 def test_the_overview_lists_modules_with_items_and_offers_a_reset():
