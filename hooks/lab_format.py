@@ -105,8 +105,14 @@ def _check_layout(cells: list[Cell], path: str) -> None:
         raise LabError(f'{path}:1: a lab has at least one `# %% tags=["exercise"]` cell with its check and solution')
 
 
+# Colab hides a cell's code only in its "form" view, which needs a `#@title` first line; JupyterLab reads
+# `jupyter.source_hidden` instead. A solution cell carries both, so it stays hidden wherever it opens.
+SOLUTION_TITLE = "#@title Solution (double-click to show the code)"
+
+
 def notebook_json(text: str, path: str) -> str:
-    """The `.ipynb` readers download and open in Colab: no outputs, stable cell ids, solutions hidden."""
+    """The `.ipynb` readers download and open in Colab: no outputs, stable cell ids, solutions hidden
+    (a `#@title` line and `cellView: "form"` for Colab, `source_hidden` for JupyterLab)."""
     cells = parse_lab(text, path)
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
@@ -116,6 +122,8 @@ def notebook_json(text: str, path: str) -> str:
     for number, cell in enumerate(cells):
         if cell.kind == "markdown":
             new = nbformat.v4.new_markdown_cell(cell.source)
+        elif cell.kind == "solution":
+            new = nbformat.v4.new_code_cell(f"{SOLUTION_TITLE}\n{cell.source}")
         else:
             new = nbformat.v4.new_code_cell(cell.source)
         new.id = f"cell-{number}"  # jupytext would pick random ids: every build a cache miss, every diff noise
@@ -123,6 +131,7 @@ def notebook_json(text: str, path: str) -> str:
             new.metadata["tags"] = list(cell.tags)
         if cell.kind == "solution":
             new.metadata["jupyter"] = {"source_hidden": True}  # JupyterLab / Notebook 7: collapsed until clicked
+            new.metadata["cellView"] = "form"  # Colab: only the cell's #@title shows until it is double-clicked
         notebook.cells.append(new)
     nbformat.validate(notebook)
     return nbformat.writes(notebook) + "\n"

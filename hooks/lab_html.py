@@ -45,7 +45,7 @@ def _cell(cell: Tag, page: str) -> str:
     if cell.select_one(".jp-OutputArea-output"):
         raise NotebookHTMLError(f"{page}: a cell has outputs; labs are rendered without outputs (execute: false)")
     tags = [tag.get_text(strip=True) for tag in cell.select(".cell-tag")]
-    code = _code_block(cell, page)
+    code = _code_block(cell, page, drop_title="solution" in tags)
     if "solution" in tags:
         return f'<details class="success lab-solution">\n<summary>Solution</summary>\n{code}\n</details>'
     label = next((LABELS[tag] for tag in tags if tag in LABELS), "")
@@ -65,13 +65,18 @@ def _markdown(cell: Tag, page: str) -> str:
     return rendered.decode_contents().strip()
 
 
-def _code_block(cell: Tag, page: str) -> str:
+def _code_block(cell: Tag, page: str, drop_title: bool = False) -> str:
     pre = cell.select_one(".highlight-ipynb pre")
     if pre is None:
         raise NotebookHTMLError(f"{page}: a code cell without highlighted source")
     code = pre.decode_contents()
     if code.startswith("<span></span>"):  # Pygments' empty first span, kept by Material outside <code>
         code = code[len("<span></span>") :]
+    if drop_title:  # the `#@title` line Colab needs (hooks/lab_format.py): the panel is titled already
+        first, _, rest = code.partition("\n")
+        if "@title" not in first:
+            raise NotebookHTMLError(f"{page}: a solution cell without its #@title line (hooks/lab_format.py)")
+        code = rest
     return f'<div class="language-python highlight"><pre><span></span><code>{code.rstrip()}</code></pre></div>'
 
 
@@ -89,7 +94,8 @@ def lab_links(href: str, download_name: str, notebook_path: str, repository: str
         '<p class="lab-links">'
         f'<a class="md-button md-button--primary" href="{href}" download="{download_name}">'
         "Download the notebook</a> "
-        f'<a class="md-button" href="{colab}">Open in Colab</a></p>\n'
+        f'<a class="md-button" href="{colab}" target="_blank" rel="noopener">Open in Colab'
+        '<span class="drill-sr-only"> (opens in a new tab)</span></a></p>\n'
         '<p class="lab-how">Run it top to bottom: each <em>check</em> cell fails until you solve the '
         "<em>exercise</em> above it. The solutions are collapsed; open one only after you have tried.</p>"
     )

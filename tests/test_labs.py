@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
+
 import pytest
-from lab_format import exercises, notebook_json, parse_lab
+from lab_format import SOLUTION_TITLE, exercises, notebook_json, parse_lab
 from labs import lab_sources
 
 from tests.lab_runs import run_here, run_in_kernel, solved_cells, unsolved_cells
@@ -54,3 +56,21 @@ def test_committed_notebook_is_the_lab(path: Path) -> None:
     assert committed.is_file() and committed.read_text(encoding="utf-8") == expected, (
         f"{repo_relative(committed)} is missing or older than {repo_relative(path)}: run `make labs`"
     )
+
+
+@pytest.mark.parametrize("path", LABS, ids=repo_relative)
+def test_committed_notebook_hides_the_solutions_in_colab_and_jupyterlab(path: Path) -> None:
+    """Colab hides code only in a cell's form view (`cellView: "form"` and a `#@title` first line);
+    JupyterLab reads `jupyter.source_hidden`. Every solution has both, and no other cell is hidden."""
+    committed = path.with_suffix(".ipynb")
+    notebook = json.loads(committed.read_text(encoding="utf-8"))
+    solutions = [cell for cell in notebook["cells"] if "solution" in cell["metadata"].get("tags", [])]
+    assert len(solutions) == len(exercises(cells_of(path))) > 0
+    for cell in notebook["cells"]:
+        source = "".join(cell["source"])
+        hidden = (cell["metadata"].get("cellView"), cell["metadata"].get("jupyter", {}).get("source_hidden"))
+        if cell in solutions:
+            assert hidden == ("form", True), f"{repo_relative(committed)}: {cell['id']} is not hidden: run `make labs`"
+            assert source.startswith(SOLUTION_TITLE + "\n"), f"{repo_relative(committed)}: {cell['id']} has no #@title"
+        else:
+            assert hidden == (None, None), f"{repo_relative(committed)}: {cell['id']} is hidden but is no solution"

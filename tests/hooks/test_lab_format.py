@@ -40,7 +40,10 @@ def test_the_notebook_has_stable_ids_no_outputs_and_a_hidden_solution():
     assert [cell["id"] for cell in notebook["cells"]] == [f"cell-{n}" for n in range(6)]
     assert all(cell.get("outputs", []) == [] for cell in notebook["cells"])
     solution = notebook["cells"][5]
-    assert solution["metadata"] == {"tags": ["solution"], "jupyter": {"source_hidden": True}}
+    # hidden in JupyterLab (source_hidden) and in Colab (a form: only the #@title line shows)
+    assert solution["metadata"] == {"tags": ["solution"], "jupyter": {"source_hidden": True}, "cellView": "form"}
+    assert "".join(solution["source"]).startswith("#@title Solution (double-click to show the code)\ndef double(x):")
+    assert not any("cellView" in cell["metadata"] for cell in notebook["cells"][:5])
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
     assert notebook_json(LAB, "lab.py") == notebook_json(LAB, "lab.py")  # byte-identical: the cache hits
 

@@ -63,6 +63,8 @@ def test_links_download_the_notebook_and_open_the_committed_copy_in_colab():
     links = BeautifulSoup(html, "html.parser").select("a")
     assert (links[0]["href"], links[0]["download"]) == ("lab.ipynb", "tensors-lab.ipynb")
     assert links[1]["href"] == "https://colab.research.google.com/github/o/r/blob/main/snippets/tensors/lab.ipynb"
+    assert (links[1]["target"], links[1]["rel"]) == ("_blank", ["noopener"])  # Colab opens beside the guide
+    assert links[1].get_text() == "Open in Colab (opens in a new tab)"
     with pytest.raises(ValueError, match="GitHub URL"):
         lab_links("lab.ipynb", "x.ipynb", "snippets/x/lab.ipynb", "https://gitlab.com/o/r", "main")
 
