@@ -1,6 +1,7 @@
-"""Hook: under every included code block, what verified it and where its source lives.
+"""Hook: under every included code block, what verified it, how to run it, and where its source lives.
 
-    ✓ CPU · torch 2.14.1   ✓ CUDA · NVIDIA H100 · torch 2.11.0   snippets/tensors/anatomy/strides.py
+    ✓ CPU · torch 2.14.1  ✓ CUDA · NVIDIA H100 · torch 2.11.0 · Runs pasted at the `python` prompt
+    · source + checks: snippets/tensors/anatomy/strides.py
 
 In a build given no test report, the caption says "not verified in this build" instead: never a tick
 that no test run earned. Under each page's title, one line sums up what verified the page.
@@ -14,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from page_fences import find_fences
-from snippet_markup import Include, parse_include, read_sections
+from run_modes import CAPTIONS, run_mode
+from snippet_markup import Include, parse_include, read_sections, section_lines
 from verification_reports import Report, Run, parse_report, runs_verifying
 
 REPORTS_ENV = "VERIFICATION_REPORTS"  # a folder of *.json reports; default: .cache/verification
@@ -43,14 +45,32 @@ def common_runs(includes: list[Include], runs_for: Callable[[Include], list[Run]
     return [run for run in runs_for(includes[0]) if all(run in runs_for(include) for include in includes[1:])]
 
 
-def caption(includes: list[Include], runs: list[Run], url_for: Callable[[Include], str]) -> str:
-    """Badges for the runs that verified the block, then links to its sources."""
+def caption(includes: list[Include], runs: list[Run], url_for: Callable[[Include], str], mode: str = "") -> str:
+    """Badges for the runs that verified the block, how to run it (run_modes.py), then links to its sources."""
     badges = " ".join(badge(run) for run in runs) or f'<span class="verified verified--none">{UNVERIFIED}</span>'
-    return f"{badges} {source_links(includes, url_for)}"
+    how = f' · <span class="run-mode run-mode--{mode}">{CAPTIONS[mode]}</span>' if mode else ""
+    return f"{badges}{how} · {source_links(includes, url_for)}"
 
 
 def source_links(includes: list[Include], url_for: Callable[[Include], str]) -> str:
-    return " · ".join(f'[`{i.path}`]({url_for(i)} "The source of this example, with its checks")' for i in includes)
+    """The sources, said in words (a tooltip is invisible on touch screens and to most keyboard users)."""
+    files = " · ".join(f"[`{i.path}`]({url_for(i)})" for i in includes)
+    return f"source + checks: {files}" if any(i.path.endswith(".py") for i in includes) else f"source: {files}"
+
+
+def shown_code(includes: list[Include], text_of: Callable[[Include], str]) -> str:
+    """The code a fence of these includes shows, each section dedented as pymdownx.snippets includes it."""
+    parts = []
+    for include in includes:
+        text = text_of(include)
+        parts += section_lines(text, include.section) if include.section else text.rstrip("\n").split("\n")
+    return "\n".join(parts)
+
+
+def block_run_mode(includes: list[Include], text_of: Callable[[Include], str]) -> str:
+    """PASTE or FILE (hooks/run_modes.py) for a fence of these includes."""
+    starts_processes = any(Path(i.path).stem.endswith(("_dist", "_dist_cuda")) for i in includes)
+    return run_mode(shown_code(includes, text_of), starts_processes)
 
 
 def page_status(verified: dict[Run, int], total: int) -> str:
@@ -63,6 +83,13 @@ def page_status(verified: dict[Run, int], total: int) -> str:
         )
     parts = [f"{badge(run)} {count} of {total} code blocks ({run.date})" for run, count in verified.items()]
     return '<p class="verification-status">Verified: ' + " · ".join(parts) + "</p>"
+
+
+def footer(copyright: str, reports: list[Report]) -> str:
+    """The site's footer line: the claim that the examples ran only in a build given a test report."""
+    if not reports:
+        return f"{copyright} This build was given no test report: the published site shows what ran."
+    return f"{copyright} Every example ran, on the runs its caption names."
 
 
 def add_page_status(markdown: str, status: str) -> str:
@@ -110,6 +137,7 @@ _reports: list[Report] = []
 
 def on_config(config, **kwargs):
     _reports[:] = load_reports(Path(config.config_file_path).parent)
+    config.copyright = footer(config.copyright or "", _reports)
     return config
 
 
@@ -131,7 +159,7 @@ def on_page_markdown(markdown, page, config, **kwargs):
         runs = common_runs(includes, runs_for)
         for run in runs:
             verified[run] = verified.get(run, 0) + 1
-        return caption(includes, runs, url_for)
+        return caption(includes, runs, url_for, block_run_mode(includes, text_of))
 
     markdown = add_captions(markdown, caption_for)
     return add_page_status(markdown, page_status(verified, blocks)) if blocks else markdown

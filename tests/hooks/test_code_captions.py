@@ -1,4 +1,15 @@
-from code_captions import UNVERIFIED, add_captions, add_page_status, caption, common_runs, page_status, source_links
+from code_captions import (
+    UNVERIFIED,
+    add_captions,
+    add_page_status,
+    block_run_mode,
+    caption,
+    common_runs,
+    footer,
+    page_status,
+    source_links,
+)
+from run_modes import FILE, PASTE
 from snippet_markup import Include
 from verification_reports import Run
 
@@ -27,8 +38,8 @@ def test_a_verified_block_shows_each_run_and_links_its_source():
     include = Include("snippets/a/b/c.py", "demo", False)
     text = caption([include], [CPU, GPU], url_for)
     assert '<span class="verified verified--cpu" title="Passed on 2026-11-30">✓ CPU · torch 2.14.1</span>' in text
-    assert "✓ CUDA · NVIDIA H100 80GB HBM3 · torch 2.11.0" in text
-    assert '[`snippets/a/b/c.py`](https://example.test/snippets/a/b/c.py#demo "' in text
+    assert "✓ GPU · torch 2.11.0 · NVIDIA H100 80GB HBM3" in text
+    assert "source + checks: [`snippets/a/b/c.py`](https://example.test/snippets/a/b/c.py#demo)" in text
 
 
 def test_an_unverified_block_says_so_and_shows_no_tick():
@@ -54,5 +65,36 @@ def test_the_page_status_goes_under_the_title():
 
 def test_source_links_name_every_included_file():
     links = source_links([Include("snippets/a.md", "x", False), Include("snippets/b.py", "y", False)], url_for)
-    assert links.startswith("[`snippets/a.md`](https://example.test/snippets/a.md#x ")
+    assert links.startswith("source + checks: [`snippets/a.md`](https://example.test/snippets/a.md#x)")
     assert " · [`snippets/b.py`](" in links
+    assert source_links([Include("snippets/a.md", "x", False)], url_for).startswith("source: [")  # nothing to check
+
+
+def test_the_caption_says_how_to_run_the_block():
+    include = Include("snippets/a/b/c.py", "demo", False)
+    assert "Runs pasted at the `python` prompt" in caption([include], [CPU], url_for, PASTE)
+    assert "Runs saved as a `.py` file" in caption([include], [CPU], url_for, FILE)
+
+
+def test_the_run_mode_comes_from_the_code_the_block_shows():
+    files = {
+        "snippets/a/flat.py": '"""d."""\n# --8<-- [start:demo]\nx = 1\nprint(x)\n# --8<-- [end:demo]\n',
+        "snippets/a/gap.py": '"""d."""\n# --8<-- [start:demo]\ndef f():\n    x = 1\n\n    return x\n# --8<-- [end:demo]\n',
+        "snippets/a/run_dist.py": '"""d."""\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n',
+    }
+
+    def text_of(include):
+        return files[include.path]
+
+    def mode(path):
+        return block_run_mode([Include(path, "demo", False)], text_of)
+
+    assert mode("snippets/a/flat.py") == PASTE
+    assert mode("snippets/a/gap.py") == FILE  # the blank line ends the body at the prompt
+    assert mode("snippets/a/run_dist.py") == FILE  # it starts processes, which import the main file
+
+
+def test_only_a_build_given_test_reports_says_every_example_ran():
+    assert "Every example ran" not in footer("Written for readers.", [])
+    assert "no test report" in footer("Written for readers.", [])
+    assert footer("Written for readers.", [object()]).startswith("Written for readers. Every example ran")

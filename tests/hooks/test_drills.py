@@ -24,7 +24,7 @@ def test_a_drill_caption_links_the_section_and_ticks_only_runs_of_this_exact_fil
     include = Include("snippets/p/s.py", "buggy", False)
     verified = caption_maker(root, SOURCE, [Report(CPU, {"snippets/p/s.py": fingerprint(SNIPPET)})])(include)
     assert "✓ CPU · torch 2.14.1" in verified
-    assert "(https://github.com/o/r/blob/main/snippets/p/s.py#L3-L3 " in verified
+    assert "source + checks: [`snippets/p/s.py`](https://github.com/o/r/blob/main/snippets/p/s.py#L3-L3)" in verified
     stale = caption_maker(root, SOURCE, [Report(CPU, {"snippets/p/s.py": fingerprint("old content")})])(include)
     assert "not verified in this build" in stale and "✓" not in stale
 
