@@ -126,6 +126,64 @@ def test_shown_code_is_clean_and_the_file_says_what_it_proves(path: Path) -> Non
     assert not found, "\n".join(found)
 
 
+SHOWN_WIDTH = 80  # columns: a shown line, its `# >` output included, fits the code block without scrolling
+
+
+def too_wide(text: str, sections: set[str], width: int = SHOWN_WIDTH) -> list[tuple[int, int]]:
+    """(file line, columns) of each line wider than `width` among the named sections of `text`, measured
+    as the page shows them: other markers dropped and the section dedented (mkdocs.yml's
+    `dedent_subsections`)."""
+    from snippet_markup import _pymdownx
+
+    lines = text.split("\n")
+    found = []
+    for section in read_sections(text)[0].values():
+        if section.name not in sections:
+            continue
+        numbers = [
+            n for n in range(section.first_line, section.last_line + 1) if _pymdownx().match_section(lines[n - 1]) is None
+        ]
+        shown = section_lines(text, section.name)
+        for number, line in zip(numbers, shown, strict=True):
+            if len(line) > width:
+                found.append((number, len(line)))
+    return found
+
+
+MARKDOWN_SNIPPETS = sorted((ROOT / "snippets").rglob("*.md"))  # drill syntax shown on docs/conventions.md
+
+
+@pytest.mark.parametrize("path", SNIPPETS + MARKDOWN_SNIPPETS, ids=repo_relative)
+def test_shown_lines_fit_in_80_columns(path: Path) -> None:
+    """A line shown on a page (a fence, a drill's `code` or `fix`) fits in 80 columns: wider, the block
+    scrolls sideways and hides the `# >` output and the spot-the-bug marks at the end of the line."""
+    wide = too_wide(read(path), shown_sections().get(repo_relative(path), set()))
+    assert not wide, (
+        "\n".join(f"{repo_relative(path)}:{n}: a shown line is {cols} columns, over {SHOWN_WIDTH}" for n, cols in wide)
+        + "\nBreak it inside brackets, name a long expression first, or print less: a `# >` line must match "
+        "what the code prints, so shorten the print (a rounded value, fewer items) rather than the comment."
+    )
+
+
+def test_the_width_rule_measures_shown_sections_as_the_page_shows_them() -> None:
+    text = (
+        '"""Doc."""\n'
+        "def f():\n"
+        "    # --8<-- [start:body]\n"
+        f"    x = {'1' * 76}\n"  # 84 columns in the file, 80 once the section is dedented: fits
+        "    # --8<-- [start:inner]\n"
+        f"    y = {'2' * 77}\n"  # 81 dedented: too wide
+        "    # --8<-- [end:inner]\n"
+        "    # --8<-- [end:body]\n"
+        "# --8<-- [start:hidden]\n"
+        f"z = {'3' * 90}\n"  # too wide, but no page shows this section
+        "# --8<-- [end:hidden]\n"
+    )
+    assert too_wide(text, {"body"}) == [(6, 81)]
+    assert too_wide(text, {"inner"}) == [(6, 81)]  # alone, dedented by the same 4 columns
+    assert too_wide(text, {"hidden"}) == [(10, 94)]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=repo_relative)
 def test_page_names_are_kebab_case(page: Path) -> None:
     for part in page.relative_to(DOCS).with_suffix("").parts:
