@@ -112,8 +112,8 @@ def skip_reason(path: Path, lane: str, torch_version: str | None = None, gpu_cou
         from packaging.specifiers import SpecifierSet
         from packaging.version import Version
 
-        version = Version((torch_version or _torch_version()).split("+")[0])
-        if not SpecifierSet(needs.torch).contains(version, prereleases=True):
+        version = Version(Version(torch_version or _torch_version()).base_version)  # a 2.10 nightly counts as 2.10
+        if version not in SpecifierSet(needs.torch):
             return f"torch {version}; the claim holds for torch {needs.torch}: {needs.torch_why}"
     if needs.gpus > 1:
         count = _gpu_count() if gpu_count is None else gpu_count
