@@ -1,4 +1,4 @@
-"""On CUDA, autocast's float16 list covers matmuls and convolutions; softmax, layer/group norm, sums and losses run in float32."""
+"""On CUDA, autocast runs matmuls and convs in float16; softmax, layer/group norm, sums and losses in float32."""
 
 # --8<-- [start:demo]
 import torch

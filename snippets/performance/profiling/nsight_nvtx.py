@@ -38,8 +38,12 @@ import os
 import tempfile
 
 import torch
-from torch.profiler import ProfilerActivity, profile, schedule
-from torch.profiler import tensorboard_trace_handler
+from torch.profiler import (
+    ProfilerActivity,
+    profile,
+    schedule,
+    tensorboard_trace_handler,
+)
 
 rank = int(os.environ.get("RANK", 0))  # torchrun sets it in each process
 folder = tempfile.mkdtemp(prefix="traces-")  # shared storage on a cluster
