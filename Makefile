@@ -3,7 +3,9 @@
 #
 #   make serve      build the site strictly and serve it at http://127.0.0.1:8000
 #   make test       the whole CPU test suite (what CI runs, via .ci/run)
-#   make test-gpu   the GPU lane: every snippet on CUDA, *_cuda.py included; fails without a GPU
+#   make test-gpu   the GPU lane: every snippet and page's code on CUDA, *_cuda.py included, in .cache/venv-gpu/
+#                   (torch and the `gpu` group only: no MkDocs); fails without a GPU. LANE=cpu runs the
+#                   same selection on the CPU (how the lane is tested without a GPU)
 #   make build      build the site strictly into site/
 #   make labs       rewrite snippets/<chapter>/lab.ipynb (what Colab opens) from each lab.py
 #   make bench      build time, suite overhead, page weight, 10x scale, against their budgets
@@ -42,8 +44,26 @@ test: $(INSTALLED) $(AXE)
 	$(BIN)/ruff check hooks tests snippets
 	$(BIN)/python -m pytest --cov --cov-report=term-missing:skip-covered --verification-report=.cache/verification/cpu.json
 
-test-gpu: $(INSTALLED)
-	$(BIN)/python -m pytest --lane=gpu -m "not browser" --verification-report=.cache/verification/gpu.json
+# The GPU lane's own environment: only the `gpu` dependency group (torch, pytest, the page expander), so
+# it runs where the docs toolchain is not installed. tests/tools/gpu_lane.py runs the selection to the end
+# and leaves the log and a per-file summary in .cache/gpu-lane/.
+# (in .cache/: ignored by git, and removed by make clean)
+GPU_VENV := .cache/venv-gpu
+GPU_BIN := $(GPU_VENV)/bin
+GPU_INSTALLED := $(GPU_VENV)/.installed
+LANE ?= gpu
+
+$(GPU_INSTALLED): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
+		{ echo "Python 3.11 is required (the pinned torch wheels are cp311): set PYTHON=/path/to/python3.11"; exit 1; }
+	test -x $(GPU_BIN)/python || $(PYTHON) -m venv $(GPU_VENV)
+	$(GPU_BIN)/python -m pip install --quiet --upgrade pip==26.3
+	$(GPU_BIN)/python -m pip install --quiet --group gpu
+	touch $@
+
+test-gpu: $(GPU_INSTALLED)
+	$(GPU_BIN)/python -m tests.tools.gpu_lane --lane=$(LANE) --out .cache/gpu-lane \
+		--report .cache/$(if $(filter gpu,$(LANE)),verification/gpu.json,gpu-lane/cpu.json)
 
 build: $(INSTALLED)
 	$(BIN)/mkdocs build --strict
