@@ -10,13 +10,18 @@ class Net(nn.Module):
         super().__init__()
         self.body = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8))
         self.head = nn.Linear(8, 2)
-        self.register_buffer("cache", torch.zeros(8), persistent=False)  # rebuilt, never saved
-        self.temperature = torch.tensor(1.0)  # a plain attribute: invisible to the module
+        # rebuilt, never saved
+        self.register_buffer("cache", torch.zeros(8), persistent=False)
+        # a plain attribute: invisible to the module
+        self.temperature = torch.tensor(1.0)
 
 
 state = Net().state_dict()
-print(len(state), [name for name in state if name.startswith("body.1.")])  # the BatchNorm's entries
-# > 9 ['body.1.weight', 'body.1.bias', 'body.1.running_mean', 'body.1.running_var', 'body.1.num_batches_tracked']
+print(len(state))
+# > 9
+# the BatchNorm's entries ("body.1." cut off)
+print([name[7:] for name in state if name.startswith("body.1.")])
+# > ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
 print("cache" in state, "temperature" in state)
 # > False False
 # --8<-- [end:state_dict]
@@ -37,7 +42,8 @@ def saved_bytes(obj):
 
 
 model = nn.Sequential(nn.Linear(256, 256), nn.BatchNorm1d(256))
-print(f"{saved_bytes(model) / saved_bytes(model.state_dict()):.2f}")  # the whole module vs its state_dict
+# the whole module vs its state_dict
+print(f"{saved_bytes(model) / saved_bytes(model.state_dict()):.2f}")
 # > 1.00
 # --8<-- [end:file_size]
 
@@ -51,11 +57,15 @@ from pathlib import Path
 import torch
 from torch import nn
 
-model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.1), nn.Linear(8, 1))
+model = nn.Sequential(
+    nn.Linear(4, 8), nn.ReLU(), nn.Dropout(0.1), nn.Linear(8, 1)
+)
 optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
 scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=100)
-scaler = torch.amp.GradScaler("cpu", enabled=False)  # the real one under float16 autocast on a GPU
-loader_generator = torch.Generator().manual_seed(0)  # what DataLoader(shuffle=True, generator=...) draws from
+# the real one under float16 autocast on a GPU
+scaler = torch.amp.GradScaler("cpu", enabled=False)
+# what DataLoader(shuffle=True, generator=...) draws from
+loader_generator = torch.Generator().manual_seed(0)
 
 checkpoint = {
     "epoch": 3,  # the last finished epoch (and/or the global step)
@@ -64,8 +74,10 @@ checkpoint = {
     "scheduler": scheduler.state_dict(),  # where the lr schedule is
     "scaler": scaler.state_dict(),  # loss scale and growth tracker
     "rng": {
-        "torch": torch.get_rng_state(),  # + torch.cuda.get_rng_state_all() on GPUs
-        "loader": loader_generator.get_state(),  # the shuffle order of the next epoch
+        # + torch.cuda.get_rng_state_all() on GPUs
+        "torch": torch.get_rng_state(),
+        # the shuffle order of the next epoch
+        "loader": loader_generator.get_state(),
         "python": random.getstate(),
     },
     "config": {"lr": 1e-3, "batch_size": 32},  # plain types only: see Q62
@@ -73,9 +85,12 @@ checkpoint = {
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "last.pt"
     torch.save(checkpoint, path)
-    loaded = torch.load(path)  # weights_only=True, the default: all of the above is allowed
-print(list(loaded), list(loaded["rng"]))
-# > ['epoch', 'model', 'optimizer', 'scheduler', 'scaler', 'rng', 'config'] ['torch', 'loader', 'python']
+    # weights_only=True, the default: all of the above is allowed
+    loaded = torch.load(path)
+print(list(loaded))
+# > ['epoch', 'model', 'optimizer', 'scheduler', 'scaler', 'rng', 'config']
+print(list(loaded["rng"]))
+# > ['torch', 'loader', 'python']
 # --8<-- [end:resumable]
 
 

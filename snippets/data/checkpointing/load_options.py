@@ -4,15 +4,23 @@
 import torch
 from torch import nn
 
-pretrained = nn.Sequential(nn.Linear(8, 4), nn.ReLU(), nn.Linear(4, 10))  # trained for 10 classes
-model = nn.Sequential(nn.Linear(8, 4), nn.ReLU(), nn.Linear(4, 5))  # the new task has 5
+# trained for 10 classes
+pretrained = nn.Sequential(nn.Linear(8, 4), nn.ReLU(), nn.Linear(4, 10))
+# the new task has 5
+model = nn.Sequential(nn.Linear(8, 4), nn.ReLU(), nn.Linear(4, 5))
 
 own = model.state_dict()
-compatible = {k: v for k, v in pretrained.state_dict().items() if k in own and v.shape == own[k].shape}
-result = model.load_state_dict(compatible, strict=False)  # strict=False tolerates missing keys, not shapes
+compatible = {
+    k: v
+    for k, v in pretrained.state_dict().items()
+    if k in own and v.shape == own[k].shape
+}
+# strict=False tolerates missing keys, not shapes
+result = model.load_state_dict(compatible, strict=False)
 print(result)
 # > _IncompatibleKeys(missing_keys=['2.weight', '2.bias'], unexpected_keys=[])
-print(torch.equal(model[0].weight, pretrained[0].weight))  # the backbone was loaded, the head stays new
+# the backbone was loaded, the head stays new
+print(torch.equal(model[0].weight, pretrained[0].weight))
 # > True
 # --8<-- [end:strict]
 
@@ -21,16 +29,19 @@ from torch import nn
 from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
 
 
-class Wrapped(nn.Module):  # how DDP (and DataParallel) hold your model: as self.module
+# how DDP (and DataParallel) hold your model: as self.module
+class Wrapped(nn.Module):
     def __init__(self, module):
         super().__init__()
         self.module = module
 
 
-saved = Wrapped(nn.Linear(2, 1)).state_dict()  # saved from the wrapper instead of wrapper.module
+# saved from the wrapper instead of wrapper.module
+saved = Wrapped(nn.Linear(2, 1)).state_dict()
 print(list(saved))
 # > ['module.weight', 'module.bias']
-consume_prefix_in_state_dict_if_present(saved, "module.")  # in place; torch.compile's prefix is "_orig_mod."
+# in place; torch.compile's prefix is "_orig_mod."
+consume_prefix_in_state_dict_if_present(saved, "module.")
 print(nn.Linear(2, 1).load_state_dict(saved))
 # > <All keys matched successfully>
 # --8<-- [end:prefix]
@@ -46,11 +57,16 @@ with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "model.pt"
     torch.save(nn.Linear(1024, 1024).state_dict(), path)
 
-    state = torch.load(path, map_location="cpu", mmap=True)  # mapped from the file, read lazily
+    # mapped from the file, read lazily
+    state = torch.load(path, map_location="cpu", mmap=True)
     with torch.device("meta"):
         model = nn.Linear(1024, 1024)  # shapes only: no memory, no random init
-    model.load_state_dict(state, assign=True)  # adopt the loaded tensors instead of copying into them
-    print(model.weight.device, model.weight.data_ptr() == state["weight"].data_ptr())
+    # adopt the loaded tensors instead of copying into them
+    model.load_state_dict(state, assign=True)
+    print(
+        model.weight.device,
+        model.weight.data_ptr() == state["weight"].data_ptr(),
+    )
 # > cpu True
 # --8<-- [end:fast_load]
 

@@ -14,11 +14,15 @@ data = TensorDataset(torch.randn(64, 8), torch.randn(64, 1))
 
 
 def build(seed):
-    """Everything a fresh process creates before it knows about any checkpoint."""
+    """All a fresh process creates before it knows about any checkpoint."""
     torch.manual_seed(seed)
-    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 1))
+    model = nn.Sequential(
+        nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 1)
+    )
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
-    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=EPOCHS * 4)
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(
+        optimizer, T_max=EPOCHS * 4
+    )
     generator = torch.Generator().manual_seed(seed)
     loader = DataLoader(data, batch_size=16, shuffle=True, generator=generator)
     return model, optimizer, scheduler, loader, generator
@@ -27,7 +31,8 @@ def build(seed):
 def train_epoch(model, optimizer, scheduler, loader):
     model.train()
     losses = []
-    for x, y in loader:  # shuffle order from the loader's generator, dropout masks from torch's RNG
+    # shuffle order from the loader's generator, dropout masks from torch's RNG
+    for x, y in loader:
         loss = nn.functional.mse_loss(model(x), y)
         optimizer.zero_grad()
         loss.backward()
@@ -47,12 +52,15 @@ def save(path, epoch, model, optimizer, scheduler, generator):
         "loader_rng": generator.get_state(),
     }
     torch.save(state, path.with_suffix(".tmp"))
-    os.replace(path.with_suffix(".tmp"), path)  # atomic: a crash mid-save never leaves half a checkpoint
+    # atomic: a crash mid-save never leaves half a checkpoint
+    os.replace(path.with_suffix(".tmp"), path)
 
 
 def resume(path):
-    model, optimizer, scheduler, loader, generator = build(seed=123)  # a new process, any seed
-    state = torch.load(path)  # weights_only=True: tensors, numbers, dicts and lists only
+    # a new process, any seed
+    model, optimizer, scheduler, loader, generator = build(seed=123)
+    # weights_only=True: tensors, numbers, dicts and lists only
+    state = torch.load(path)
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     scheduler.load_state_dict(state["scheduler"])
@@ -63,10 +71,13 @@ def resume(path):
 
 # The reference: one uninterrupted run.
 model, optimizer, scheduler, loader, _ = build(seed=0)
-reference = [train_epoch(model, optimizer, scheduler, loader) for _ in range(EPOCHS)]
+reference = [
+    train_epoch(model, optimizer, scheduler, loader) for _ in range(EPOCHS)
+]
 reference_weights = [p.detach().clone() for p in model.parameters()]
 
-# The same run, stopped after STOP_AFTER epochs and resumed from the checkpoint file.
+# The same run, stopped after STOP_AFTER epochs and resumed from the checkpoint
+# file.
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "last.pt"
     model, optimizer, scheduler, loader, generator = build(seed=0)
@@ -74,16 +85,23 @@ with tempfile.TemporaryDirectory() as tmp:
     for epoch in range(STOP_AFTER):
         history.append(train_epoch(model, optimizer, scheduler, loader))
         save(path, epoch, model, optimizer, scheduler, generator)
-    del model, optimizer, scheduler, loader, generator  # "stop": only the file survives
+    # "stop": only the file survives
+    del model, optimizer, scheduler, loader, generator
 
     start, model, optimizer, scheduler, loader = resume(path)
     for epoch in range(start, EPOCHS):
         history.append(train_epoch(model, optimizer, scheduler, loader))
         save(path, epoch, model, optimizer, scheduler, loader.generator)
 
-print(history == reference)  # every loss of every step, compared as floats: bit for bit
+# every loss of every step, compared as floats: bit for bit
+print(history == reference)
 # > True
-print(all(torch.equal(p, q) for p, q in zip(model.parameters(), reference_weights, strict=True)))
+print(
+    all(
+        torch.equal(p, q)
+        for p, q in zip(model.parameters(), reference_weights, strict=True)
+    )
+)
 # > True
 # --8<-- [end:lab]
 

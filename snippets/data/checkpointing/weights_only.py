@@ -19,7 +19,8 @@ except pickle.UnpicklingError as err:
 # > Weights only load failed
 # > Unsupported global: GLOBAL torch.nn.modules.linear.Linear
 buffer.seek(0)
-model = torch.load(buffer, weights_only=False)  # runs arbitrary pickle code: trusted files only
+# runs arbitrary pickle code: trusted files only
+model = torch.load(buffer, weights_only=False)
 print(type(model).__name__)
 # > Linear
 # --8<-- [end:refuses]
@@ -35,16 +36,19 @@ args = argparse.Namespace(lr=0.1, epochs=10)
 buffer = io.BytesIO()
 torch.save({"weights": torch.ones(2), "args": args}, buffer)
 buffer.seek(0)
-print(torch.serialization.get_unsafe_globals_in_checkpoint(buffer))  # what the file would need
+# what the file would need
+print(torch.serialization.get_unsafe_globals_in_checkpoint(buffer))
 # > ['argparse.Namespace']
 buffer.seek(0)
-with torch.serialization.safe_globals([argparse.Namespace]):  # allowlist exactly that, for this load
+# allowlist exactly that, for this load
+with torch.serialization.safe_globals([argparse.Namespace]):
     print(torch.load(buffer)["args"].lr)
 # > 0.1
 
 # Better: save plain types, which need no allowlist at all
 rng = np.random.default_rng(0)
-checkpoint = {"args": vars(args), "numpy_rng": rng.bit_generator.state}  # dicts of str, int, float
+# dicts of str, int, float
+checkpoint = {"args": vars(args), "numpy_rng": rng.bit_generator.state}
 buffer = io.BytesIO()
 torch.save(checkpoint, buffer)
 buffer.seek(0)

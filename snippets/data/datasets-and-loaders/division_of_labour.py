@@ -17,14 +17,23 @@ class Squares(Dataset):
 
 dataset = Squares()
 loader = DataLoader(dataset, batch_size=4, shuffle=True)
-print(type(loader.sampler).__name__, type(loader.batch_sampler).__name__, loader.collate_fn.__name__)
+print(
+    type(loader.sampler).__name__,
+    type(loader.batch_sampler).__name__,
+    loader.collate_fn.__name__,
+)
 # > RandomSampler BatchSampler default_collate
 
-# One epoch of that loader, by hand (with num_workers > 0, the fetch and collate run in worker processes):
-for indices in loader.batch_sampler:  # the sampler orders the indices, the batch sampler groups them
-    samples = [dataset[i] for i in indices]  # the dataset turns each index into a sample
-    x, y = loader.collate_fn(samples)  # collate_fn turns a list of samples into one batch
-    print(len(indices), tuple(x.shape), y.dtype)  # Python ints became an int64 tensor
+# One epoch of that loader, by hand (with num_workers > 0, the fetch and collate
+# run in worker processes):
+# the sampler orders the indices, the batch sampler groups them
+for indices in loader.batch_sampler:
+    # the dataset turns each index into a sample
+    samples = [dataset[i] for i in indices]
+    # collate_fn turns a list of samples into one batch
+    x, y = loader.collate_fn(samples)
+    # Python ints became an int64 tensor
+    print(len(indices), tuple(x.shape), y.dtype)
 # > 4 (4, 1) torch.int64
 # > 2 (2, 1) torch.int64
 # --8<-- [end:demo]
@@ -32,13 +41,15 @@ for indices in loader.batch_sampler:  # the sampler orders the indices, the batc
 # --8<-- [start:iterable]
 from torch.utils.data import DataLoader
 
-loader = DataLoader(range(10), batch_size=4)  # anything with __getitem__ and __len__ is a map-style dataset
+# anything with __getitem__ and __len__ is a map-style dataset
+loader = DataLoader(range(10), batch_size=4)
 try:
     next(loader)
 except TypeError as err:
     print(err)
 # > 'DataLoader' object is not an iterator
-print(next(iter(loader)), next(iter(loader)))  # each iter() is a new epoch: the same first batch twice
+# each iter() is a new epoch: the same first batch twice
+print(next(iter(loader)), next(iter(loader)))
 # > tensor([0, 1, 2, 3]) tensor([0, 1, 2, 3])
 print(len(loader))  # ceil(10 / 4) batches
 # > 3
@@ -54,11 +65,13 @@ class Squares(Dataset):  # no __len__
 
 
 try:
-    DataLoader(Squares(), batch_size=2, shuffle=True)  # RandomSampler needs len(dataset)
+    # RandomSampler needs len(dataset)
+    DataLoader(Squares(), batch_size=2, shuffle=True)
 except TypeError as err:
     print(err)
 # > object of type 'Squares' has no len()
-loader = DataLoader(Squares(), batch_size=2, sampler=[3, 1, 2])  # any iterable of indices can be the sampler
+# any iterable of indices can be the sampler
+loader = DataLoader(Squares(), batch_size=2, sampler=[3, 1, 2])
 print(list(loader))
 # > [tensor([9, 1]), tensor([4])]
 # --8<-- [end:no_len]
@@ -71,13 +84,19 @@ import torch
 from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
 
 labels = torch.tensor([0] * 90 + [1] * 10)  # a 9:1 class imbalance
-weights = 1.0 / torch.bincount(labels)[labels].double()  # each sample: 1 / (size of its class)
-sampler = WeightedRandomSampler(weights, num_samples=800, generator=torch.Generator().manual_seed(0))
-loader = DataLoader(TensorDataset(torch.arange(100), labels), batch_size=100, sampler=sampler)
+# each sample: 1 / (size of its class)
+weights = 1.0 / torch.bincount(labels)[labels].double()
+sampler = WeightedRandomSampler(
+    weights, num_samples=800, generator=torch.Generator().manual_seed(0)
+)
+loader = DataLoader(
+    TensorDataset(torch.arange(100), labels), batch_size=100, sampler=sampler
+)
 ids, drawn = (torch.cat(parts) for parts in zip(*loader, strict=True))
 print(torch.bincount(drawn).tolist())  # about half and half
 # > [393, 407]
-print(ids[drawn == 1].unique().numel())  # ...because the same 10 minority samples come back ~40 times each
+# ...because the same 10 minority samples come back ~40 times each
+print(ids[drawn == 1].unique().numel())
 # > 10
 # --8<-- [end:weighted]
 

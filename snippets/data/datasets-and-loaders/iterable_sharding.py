@@ -9,7 +9,8 @@ class Numbers(IterableDataset):
         self.n = n
 
     def __iter__(self):
-        return iter(range(self.n))  # each worker runs this on its own copy of the dataset
+        # each worker runs this on its own copy of the dataset
+        return iter(range(self.n))
 
 
 loader = DataLoader(Numbers(6), batch_size=None, num_workers=2)
@@ -29,12 +30,15 @@ class ShardedNumbers(IterableDataset):
         info = get_worker_info()
         if info is None:  # num_workers=0: the main process reads everything
             return iter(range(self.n))
-        return iter(range(info.id, self.n, info.num_workers))  # worker k: k, k + W, k + 2W, ...
+        # worker k: k, k + W, k + 2W, ...
+        return iter(range(info.id, self.n, info.num_workers))
 
 
-print(list(DataLoader(ShardedNumbers(6), batch_size=None, num_workers=2)))  # each item once
+# each item once
+print(list(DataLoader(ShardedNumbers(6), batch_size=None, num_workers=2)))
 # > [0, 1, 2, 3, 4, 5]
-print(list(DataLoader(ShardedNumbers(5), batch_size=2, num_workers=2)))  # each worker batches its own shard
+# each worker batches its own shard
+print(list(DataLoader(ShardedNumbers(5), batch_size=2, num_workers=2)))
 # > [tensor([0, 2]), tensor([1, 3]), tensor([4])]
 # --8<-- [end:sharded]
 

@@ -4,21 +4,27 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-device = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 dataset = TensorDataset(torch.randn(100, 8), torch.randint(0, 2, (100,)))
 loader = DataLoader(
     dataset,
     batch_size=32,
     shuffle=True,
-    num_workers=2,  # worker processes run __getitem__ and collate_fn in parallel
-    prefetch_factor=2,  # batches each worker keeps ready (the default once num_workers > 0)
-    persistent_workers=True,  # keep the workers, and their copies of the dataset, between epochs
-    pin_memory=device.type != "cpu",  # page-locked batches, so the copy below can be asynchronous
+    # worker processes run __getitem__ and collate_fn in parallel
+    num_workers=2,
+    # batches each worker keeps ready (the default once num_workers > 0)
+    prefetch_factor=2,
+    # keep the workers, and their copies of the dataset, between epochs
+    persistent_workers=True,
+    # page-locked batches, so the copy below can be asynchronous
+    pin_memory=device.type != "cpu",
     drop_last=True,  # 100 = 3 * 32 + 4: the ragged batch of 4 is dropped
 )
 for _ in range(2):  # two epochs
     for x, y in loader:
-        x = x.to(device, non_blocking=True)  # returns at once from pinned memory; a no-op on the CPU
+        # returns at once from pinned memory; a no-op on the CPU
+        x = x.to(device, non_blocking=True)
         y = y.to(device, non_blocking=True)
 print(len(loader), tuple(x.shape), x.device.type == device.type)
 # > 3 (32, 8) True
@@ -49,7 +55,9 @@ def timed(loader):
         yield batch, time.perf_counter() - start
 
 
-loader = DataLoader(TensorDataset(torch.randn(64, 8)), batch_size=16, num_workers=2)
+loader = DataLoader(
+    TensorDataset(torch.randn(64, 8)), batch_size=16, num_workers=2
+)
 model = torch.nn.Linear(8, 1)
 waited = total = 0.0
 start = time.perf_counter()
@@ -57,7 +65,8 @@ for (x,), wait in timed(loader):
     model(x).sum().backward()  # on a GPU, synchronize before reading the clock
     waited += wait
 total = time.perf_counter() - start
-data_share = waited / total  # near 1: the model waits for data; near 0: the loader keeps up
+# near 1: the model waits for data; near 0: the loader keeps up
+data_share = waited / total
 # --8<-- [end:starved]
 
 
@@ -122,6 +131,36 @@ def _check() -> None:
     waits = [wait for _, wait in timed(DataLoader(Slow(), batch_size=2))]
     assert len(waits) == 2 and all(w >= 0.02 for w in waits)
 
+
+    # Drift alarm for the follow-up: DataLoader(in_order=False) hands batches over as workers finish
+    # them. Batch 0 blocks until the main process has received some other batch, so it can only come
+    # second; in sampler order (in_order=True) it would stall until its 30 s safety deadline instead.
+    import pathlib
+    import tempfile
+
+    class Gate(Dataset):
+        def __init__(self, flag: str) -> None:
+            self.flag = flag
+
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            deadline = time.monotonic() + 30
+            while i == 0 and not os.path.exists(self.flag) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return i
+
+    with tempfile.TemporaryDirectory() as tmp:
+        flag = os.path.join(tmp, "main_got_a_batch")
+        order = []
+        for batch in DataLoader(Gate(flag), batch_size=1, num_workers=2, in_order=False):
+            order.append(int(batch))
+            pathlib.Path(flag).touch()
+    assert order == [1, 0]
+    # The default keeps sampler order whatever the workers' speed.
+    assert DataLoader(dataset).in_order is True
+    assert [int(b) for b in DataLoader(range(6), batch_size=1, num_workers=2)] == list(range(6))
 
 if __name__ == "__main__":
     _check()

@@ -10,29 +10,40 @@ from torch.utils.data import DataLoader, Dataset
 
 
 class MemmapRows(Dataset):
-    """Rows of a float32 matrix on disk. Only the pages that a batch touches are read into memory."""
+    """Rows of a float32 matrix on disk; a batch reads only its pages."""
 
     def __init__(self, path, shape):
         self.path, self.shape = path, shape
-        self.rows = None  # opened lazily, by the process that reads: each worker maps the file itself
+        # opened lazily, by the process that reads: each worker maps the file
+        # itself
+        self.rows = None
 
     def __len__(self):
         return self.shape[0]
 
     def __getitem__(self, i):
         if self.rows is None:
-            self.rows = np.memmap(self.path, dtype=np.float32, mode="r", shape=self.shape)
-        return torch.from_numpy(self.rows[i].copy())  # copy the row out of the read-only mapping
+            self.rows = np.memmap(
+                self.path, dtype=np.float32, mode="r", shape=self.shape
+            )
+        # copy the row out of the read-only mapping
+        return torch.from_numpy(self.rows[i].copy())
 
 
 with tempfile.TemporaryDirectory() as tmp:
     path = Path(tmp) / "features.f32"
-    writer = np.memmap(path, dtype=np.float32, mode="w+", shape=(1000, 16))  # in real life: written once, offline
+    # in real life: written once, offline
+    writer = np.memmap(path, dtype=np.float32, mode="w+", shape=(1000, 16))
     writer[:] = np.arange(16_000, dtype=np.float32).reshape(1000, 16)
     writer.flush()
-    loader = DataLoader(MemmapRows(path, (1000, 16)), batch_size=250, num_workers=2)
-    rows = torch.cat(list(loader))  # four batches of 250 rows, read by two workers
-    print(tuple(rows.shape), torch.equal(rows, torch.from_numpy(np.array(writer))))
+    loader = DataLoader(
+        MemmapRows(path, (1000, 16)), batch_size=250, num_workers=2
+    )
+    # four batches of 250 rows, read by two workers
+    rows = torch.cat(list(loader))
+    print(
+        tuple(rows.shape), torch.equal(rows, torch.from_numpy(np.array(writer)))
+    )
 # > (1000, 16) True
 # --8<-- [end:memmap]
 
@@ -47,24 +58,32 @@ from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 
 class ShardStream(IterableDataset):
-    """Streams samples from shard files; each worker reads whole files, one file in memory at a time."""
+    """Streams samples from shards; each worker reads whole files in turn."""
 
     def __init__(self, files):
         self.files = files
 
     def __iter__(self):
         info = get_worker_info()
-        mine = self.files if info is None else self.files[info.id :: info.num_workers]
+        mine = (
+            self.files
+            if info is None
+            else self.files[info.id :: info.num_workers]
+        )
         for file in mine:
             yield from torch.load(file)  # a list of samples per shard
 
 
 with tempfile.TemporaryDirectory() as tmp:
     files = []
-    for shard in range(4):  # in real life: many shards of ~100 MB-1 GB, written once, offline
+    # in real life: many shards of ~100 MB-1 GB, written once, offline
+    for shard in range(4):
         files.append(Path(tmp) / f"shard-{shard}.pt")
         torch.save([torch.tensor(shard * 3 + i) for i in range(3)], files[-1])
-    seen = [int(x) for x in DataLoader(ShardStream(files), batch_size=None, num_workers=2)]
+    seen = [
+        int(x)
+        for x in DataLoader(ShardStream(files), batch_size=None, num_workers=2)
+    ]
 print(sorted(seen))  # every sample once, across both workers
 # > [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
 # --8<-- [end:shards]

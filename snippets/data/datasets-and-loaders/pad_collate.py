@@ -6,10 +6,12 @@ from torch.utils.data import DataLoader
 
 sequences = [torch.tensor([5, 3, 8]), torch.tensor([7])]
 try:
-    next(iter(DataLoader(sequences, batch_size=2)))  # default_collate stacks: the shapes must match
+    # default_collate stacks: the shapes must match
+    next(iter(DataLoader(sequences, batch_size=2)))
 except RuntimeError as err:
-    print(err)
-# > stack expects each tensor to be equal size, but got [3] at entry 0 and [1] at entry 1
+    print(str(err).replace(", but", ",\nbut"))
+# > stack expects each tensor to be equal size,
+# > but got [3] at entry 0 and [1] at entry 1
 # --8<-- [end:default_fails]
 
 # --8<-- [start:demo]
@@ -21,13 +23,21 @@ from torch.utils.data import DataLoader
 def pad_collate(batch):
     tokens, labels = zip(*batch, strict=True)
     lengths = torch.tensor([len(t) for t in tokens])
-    padded = pad_sequence(tokens, batch_first=True, padding_value=0)  # (batch, longest); default is (longest, batch)
-    mask = torch.arange(padded.size(1)) < lengths[:, None]  # True on real tokens
+    # (batch, longest); default is (longest, batch)
+    padded = pad_sequence(tokens, batch_first=True, padding_value=0)
+    # True on real tokens
+    mask = torch.arange(padded.size(1)) < lengths[:, None]
     return padded, mask, torch.tensor(labels)
 
 
-dataset = [(torch.tensor([5, 3, 8]), 0), (torch.tensor([7]), 1), (torch.tensor([2, 9]), 0)]
-padded, mask, labels = next(iter(DataLoader(dataset, batch_size=3, collate_fn=pad_collate)))
+dataset = [
+    (torch.tensor([5, 3, 8]), 0),
+    (torch.tensor([7]), 1),
+    (torch.tensor([2, 9]), 0),
+]
+padded, mask, labels = next(
+    iter(DataLoader(dataset, batch_size=3, collate_fn=pad_collate))
+)
 print(padded)
 # > tensor([[5, 3, 8],
 # >         [7, 0, 0],
@@ -37,7 +47,8 @@ print(mask.int())
 # >         [1, 0, 0],
 # >         [1, 1, 0]], dtype=torch.int32)
 embeddings = torch.nn.Embedding(10, 4)(padded)  # (3, 3, 4)
-mean = (embeddings * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)  # a masked mean: pads don't count
+# a masked mean: pads don't count
+mean = (embeddings * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)
 print(tuple(mean.shape))
 # > (3, 4)
 # --8<-- [end:demo]
@@ -57,7 +68,7 @@ dataset = [torch.ones(n) for n in lengths]
 
 
 class ByLength(Sampler):
-    """A batch sampler: yields lists of indices whose sequences have similar lengths."""
+    """A batch sampler: lists of indices of sequences with similar lengths."""
 
     def __init__(self, lengths, batch_size):
         self.lengths, self.batch_size = lengths, batch_size
@@ -67,8 +78,12 @@ class ByLength(Sampler):
 
     def __iter__(self):
         order = sorted(range(len(self.lengths)), key=self.lengths.__getitem__)
-        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
-        for b in torch.randperm(len(batches)).tolist():  # shuffle the batches, not the samples
+        batches = [
+            order[i : i + self.batch_size]
+            for i in range(0, len(order), self.batch_size)
+        ]
+        # shuffle the batches, not the samples
+        for b in torch.randperm(len(batches)).tolist():
             yield batches[b]
 
 
@@ -76,9 +91,12 @@ def padding(loader):
     return sum(int((batch == 0).sum()) for batch in loader)
 
 
-pad = partial(pad_sequence, batch_first=True)  # a partial pickles (for spawned workers); a lambda doesn't
+# a partial pickles (for spawned workers); a lambda doesn't
+pad = partial(pad_sequence, batch_first=True)
 plain = DataLoader(dataset, batch_size=2, collate_fn=pad)
-bucketed = DataLoader(dataset, batch_sampler=ByLength(lengths, 2), collate_fn=pad)
+bucketed = DataLoader(
+    dataset, batch_sampler=ByLength(lengths, 2), collate_fn=pad
+)
 print(padding(plain), padding(bucketed))  # padded positions per epoch
 # > 25 3
 # --8<-- [end:bucketing]
@@ -125,6 +143,11 @@ def _check() -> None:
     first = list(sampler)
     assert any(list(sampler) != first for _ in range(5))  # a new batch order on later epochs
 
+    # Drift alarm for the prose: pad_sequence(padding_side="left") exists and pads at the front.
+    left = pad_sequence([torch.tensor([5, 3, 8]), torch.tensor([7])], batch_first=True, padding_side="left")
+    assert left.tolist() == [[5, 3, 8], [0, 0, 7]]
+    right = pad_sequence([torch.tensor([5, 3, 8]), torch.tensor([7])], batch_first=True)
+    assert right.tolist() == [[5, 3, 8], [7, 0, 0]]  # the default side is the right
 
 if __name__ == "__main__":
     _check()

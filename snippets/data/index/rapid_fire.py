@@ -4,7 +4,8 @@
 from torch.utils.data import DataLoader
 
 loader = DataLoader(range(6), batch_size=4)
-batches = iter(loader)  # an epoch starts here (and, with workers, the worker processes)
+# an epoch starts here (and, with workers, the worker processes)
+batches = iter(loader)
 print(next(batches), next(batches))
 # > tensor([0, 1, 2, 3]) tensor([4, 5])
 # --8<-- [end:not_iterator]
@@ -13,8 +14,9 @@ print(next(batches), next(batches))
 from torch import nn
 
 model = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
-print([name for name in model.state_dict() if name.startswith("1.")])  # buffers are saved too
-# > ['1.weight', '1.bias', '1.running_mean', '1.running_var', '1.num_batches_tracked']
+# the BatchNorm's entries ("1." cut off): its buffers are saved too
+print([name[2:] for name in model.state_dict() if name.startswith("1.")])
+# > ['weight', 'bias', 'running_mean', 'running_var', 'num_batches_tracked']
 # --8<-- [end:buffers]
 
 # --8<-- [start:strict_shapes]
@@ -23,7 +25,8 @@ from torch import nn
 try:
     nn.Linear(4, 5).load_state_dict(nn.Linear(4, 10).state_dict(), strict=False)
 except RuntimeError as err:
-    print(str(err).splitlines()[1].strip().split(" from ")[0])  # strict=False forgives missing keys, not shapes
+    # strict=False forgives missing keys, not shapes
+    print(str(err).splitlines()[1].strip().split(" from ")[0])
 # > size mismatch for weight: copying a param with shape torch.Size([10, 4])
 # --8<-- [end:strict_shapes]
 

@@ -6,12 +6,16 @@ import torch
 torch.use_deterministic_algorithms(True)
 x = torch.randn(10_000, device="cuda")
 try:
-    torch.histc(x, bins=10)  # the CUDA kernel accumulates with atomics: no fixed order
+    # the CUDA kernel accumulates with atomics: no fixed order
+    torch.histc(x, bins=10)
 except RuntimeError as err:
-    print("refused:", "does not have a deterministic implementation" in str(err))
+    print(
+        "refused:", "does not have a deterministic implementation" in str(err)
+    )
 # > refused: True
 a = torch.randn(256, 256, device="cuda")
-print(torch.equal(a @ a, a @ a))  # cuBLAS runs in deterministic mode; older releases wanted CUBLAS_WORKSPACE_CONFIG
+# cuBLAS in deterministic mode: no CUBLAS_WORKSPACE_CONFIG needed from 2.10
+print(torch.equal(a @ a, a @ a))
 # > True
 torch.use_deterministic_algorithms(False)
 print(torch.histc(x, bins=10).sum().item())
@@ -36,7 +40,10 @@ def _check() -> None:
         torch.histc(x, bins=10)
     torch.use_deterministic_algorithms(False)
     # cuBLAS matmul in deterministic mode, in a fresh process with CUBLAS_WORKSPACE_CONFIG unset: no error
-    # (before PyTorch removed its workspace check, this raised "...because it uses CuBLAS...").
+    # (up to 2.9 this raised "...because it uses CuBLAS and you have CUDA >= 10.2...").
+    from torch.torch_version import TorchVersion
+
+    assert TorchVersion(torch.__version__) >= "2.10"  # the first release without the check
     env = {key: value for key, value in os.environ.items() if key != "CUBLAS_WORKSPACE_CONFIG"}
     script = (
         "import torch\n"

@@ -12,17 +12,25 @@ from torch.utils.data import DataLoader, TensorDataset
 def seed_everything(seed: int) -> torch.Generator:
     random.seed(seed)  # Python's RNG (your own code, some libraries)
     np.random.seed(seed)  # NumPy's global RNG
-    torch.manual_seed(seed)  # the default generator of every device: CPU, CUDA, MPS...
-    torch.use_deterministic_algorithms(True)  # deterministic kernels, or a RuntimeError
-    torch.backends.cudnn.benchmark = False  # the default: no per-run autotuned choice of conv algorithm
-    return torch.Generator().manual_seed(seed)  # for the DataLoader: shuffle order and worker seeds
+    # the default generator of every device: CPU, CUDA, MPS...
+    torch.manual_seed(seed)
+    # deterministic kernels, or a RuntimeError
+    torch.use_deterministic_algorithms(True)
+    # the default: no per-run autotuned choice of conv algorithm
+    torch.backends.cudnn.benchmark = False
+    # for the DataLoader: shuffle order and worker seeds
+    return torch.Generator().manual_seed(seed)
 
 
 def train(seed: int) -> list[float]:
     generator = seed_everything(seed)
     x, y = torch.randn(64, 8), torch.randn(64, 1)
-    loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True, generator=generator)
-    model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 1))
+    loader = DataLoader(
+        TensorDataset(x, y), batch_size=16, shuffle=True, generator=generator
+    )
+    model = nn.Sequential(
+        nn.Linear(8, 32), nn.ReLU(), nn.Dropout(0.2), nn.Linear(32, 1)
+    )
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     losses = []
     for xb, yb in loader:
@@ -34,7 +42,8 @@ def train(seed: int) -> list[float]:
     return losses
 
 
-print(train(0) == train(0), train(0) == train(1))  # bit for bit: init, data, shuffle order, dropout masks
+# bit for bit: init, data, shuffle order, dropout masks
+print(train(0) == train(0), train(0) == train(1))
 # > True False
 # --8<-- [end:seed_everything]
 
@@ -45,11 +54,13 @@ torch.use_deterministic_algorithms(True)
 x = torch.zeros(3)
 index, values = torch.tensor([0, 0]), torch.tensor([1.0, 2.0])
 try:
-    x.put_(index, values)  # two writes to one element: which one wins is up to the kernel
+    # two writes to one element: which one wins is up to the kernel
+    x.put_(index, values)
 except RuntimeError as err:
     print(str(err).split(",")[0])
 # > put_ does not have a deterministic implementation
-x.index_put_((index,), values, accumulate=True)  # summing the duplicates is well defined
+# summing the duplicates is well defined
+x.index_put_((index,), values, accumulate=True)
 print(x)
 # > tensor([3., 0., 0.])
 print(torch.empty(2))  # in this mode, uninitialized memory is filled with NaN
@@ -60,7 +71,8 @@ print(torch.empty(2))  # in this mode, uninitialized memory is filled with NaN
 import torch
 
 x = torch.randn(100_000, generator=torch.Generator().manual_seed(0))
-print(torch.equal(x.sum(), x.flip(0).sum()))  # the same numbers, added in another order
+# the same numbers, added in another order
+print(torch.equal(x.sum(), x.flip(0).sum()))
 # > False
 print((0.1 + 0.2) + 0.3 == 0.1 + (0.2 + 0.3))
 # > False
@@ -71,6 +83,11 @@ print((0.1 + 0.2) + 0.3 == 0.1 + (0.2 + 0.3))
 def _check() -> None:
     import pytest
 
+    # The page says CUBLAS_WORKSPACE_CONFIG is not needed from 2.10 on (PR #161749 landed after the 2.9
+    # branch cut); that statement only covers this stack if torch is at least 2.10.
+    from torch.torch_version import TorchVersion
+
+    assert TorchVersion(torch.__version__) >= "2.10"
     # The seeded runs are identical to the last bit, and seed 1 is a different run.
     first = train(0)
     assert first == train(0) and first != train(1) and len(first) == 4

@@ -15,19 +15,29 @@ class RandomCrops(Dataset):
         return len(self.images)
 
     def __getitem__(self, i):
-        top, left = self.rng.integers(0, 25, size=2)  # a random 8x8 crop of a 32x32 image
+        # a random 8x8 crop of a 32x32 image
+        top, left = self.rng.integers(0, 25, size=2)
         flip = self.rng.random() < 0.5
         crop = self.images[i, :, top : top + 8, left : left + 8]
-        return (crop.flip(-1) if flip else crop), torch.tensor([top, left, flip])
+        crop = crop.flip(-1) if flip else crop
+        return crop, torch.tensor([top, left, flip])
 
 
 images = torch.rand(8, 3, 32, 32)
 loader = DataLoader(RandomCrops(images), batch_size=2, num_workers=2)
 for epoch in range(2):
-    params = [p.tolist() for _, p in loader]  # [top, left, flip] of each sample, batch by batch
-    print(f"epoch {epoch}:", params)
-# > epoch 0: [[[21, 15, 1], [7, 1, 1]], [[21, 15, 1], [7, 1, 1]], [[4, 20, 0], [12, 15, 0]], [[4, 20, 0], [12, 15, 0]]]
-# > epoch 1: [[[21, 15, 1], [7, 1, 1]], [[21, 15, 1], [7, 1, 1]], [[4, 20, 0], [12, 15, 0]], [[4, 20, 0], [12, 15, 0]]]
+    # [top, left, flip] of each sample, batch by batch
+    params = [p.tolist() for _, p in loader]
+    for batch in params:
+        print(f"epoch {epoch}:", batch)
+# > epoch 0: [[21, 15, 1], [7, 1, 1]]
+# > epoch 0: [[21, 15, 1], [7, 1, 1]]
+# > epoch 0: [[4, 20, 0], [12, 15, 0]]
+# > epoch 0: [[4, 20, 0], [12, 15, 0]]
+# > epoch 1: [[21, 15, 1], [7, 1, 1]]
+# > epoch 1: [[21, 15, 1], [7, 1, 1]]
+# > epoch 1: [[4, 20, 0], [12, 15, 0]]
+# > epoch 1: [[4, 20, 0], [12, 15, 0]]
 # --8<-- [end:buggy]
 
 Buggy, buggy_params = RandomCrops, params
@@ -49,23 +59,37 @@ class RandomCrops(Dataset):
 
     def __getitem__(self, i):
         info = get_worker_info()  # None in the main process
-        seed = self.seed if info is None else info.seed  # a worker's seed: base_seed + worker id
-        if self.rng_seed != seed:  # first item in this process: start its own stream
+        # a worker's seed: base_seed + worker id
+        seed = self.seed if info is None else info.seed
+        # the first item in this process: start its own stream
+        if self.rng_seed != seed:
             self.rng, self.rng_seed = np.random.default_rng(seed), seed
-        top, left = self.rng.integers(0, 25, size=2)  # a random 8x8 crop of a 32x32 image
+        # a random 8x8 crop of a 32x32 image
+        top, left = self.rng.integers(0, 25, size=2)
         flip = self.rng.random() < 0.5
         crop = self.images[i, :, top : top + 8, left : left + 8]
-        return (crop.flip(-1) if flip else crop), torch.tensor([top, left, flip])
+        crop = crop.flip(-1) if flip else crop
+        return crop, torch.tensor([top, left, flip])
 
 
 images = torch.rand(8, 3, 32, 32)
-generator = torch.Generator().manual_seed(0)  # base_seed is drawn from it: the run is reproducible
-loader = DataLoader(RandomCrops(images), batch_size=2, num_workers=2, generator=generator)
+# base_seed is drawn from it: the run is reproducible
+generator = torch.Generator().manual_seed(0)
+loader = DataLoader(
+    RandomCrops(images), batch_size=2, num_workers=2, generator=generator
+)
 for epoch in range(2):
     params = [p.tolist() for _, p in loader]
-    print(f"epoch {epoch}:", params)
-# > epoch 0: [[[13, 19, 0], [21, 8, 1]], [[6, 16, 1], [20, 23, 0]], [[9, 7, 1], [23, 21, 1]], [[18, 2, 0], [12, 19, 1]]]
-# > epoch 1: [[[11, 17, 0], [14, 4, 1]], [[18, 0, 0], [15, 1, 1]], [[1, 4, 0], [4, 21, 1]], [[19, 21, 1], [21, 17, 1]]]
+    for batch in params:
+        print(f"epoch {epoch}:", batch)
+# > epoch 0: [[13, 19, 0], [21, 8, 1]]
+# > epoch 0: [[6, 16, 1], [20, 23, 0]]
+# > epoch 0: [[9, 7, 1], [23, 21, 1]]
+# > epoch 0: [[18, 2, 0], [12, 19, 1]]
+# > epoch 1: [[11, 17, 0], [14, 4, 1]]
+# > epoch 1: [[18, 0, 0], [15, 1, 1]]
+# > epoch 1: [[1, 4, 0], [4, 21, 1]]
+# > epoch 1: [[19, 21, 1], [21, 17, 1]]
 # --8<-- [end:fixed]
 
 

@@ -19,13 +19,21 @@ class Jitter(Dataset):
 
 def reseed(worker_id):
     info = get_worker_info()
-    info.dataset.rng = np.random.default_rng(info.seed)  # info.dataset: what the loader was given
+    # info.dataset: what the loader was given
+    info.dataset.rng = np.random.default_rng(info.seed)
 
 
 dataset = Jitter()
-for data in (dataset, Subset(dataset, range(4))):  # a Subset is what random_split returns
+# a Subset is what random_split returns
+for data in (dataset, Subset(dataset, range(4))):
     generator = torch.Generator().manual_seed(0)
-    loader = DataLoader(data, batch_size=2, num_workers=2, worker_init_fn=reseed, generator=generator)
+    loader = DataLoader(
+        data,
+        batch_size=2,
+        num_workers=2,
+        worker_init_fn=reseed,
+        generator=generator,
+    )
     print(type(data).__name__, [batch.tolist() for batch in loader])
 # > Jitter [[525, 776], [242, 652]]
 # > Subset [[850, 636], [850, 636]]

@@ -14,16 +14,31 @@ class GlobalDraws(Dataset):
 
     def __getitem__(self, i):
         worker = get_worker_info().id
-        return worker, np.random.randint(1000), random.randrange(1000), torch.randint(1000, ()).item()
+        return (
+            worker,
+            np.random.randint(1000),
+            random.randrange(1000),
+            torch.randint(1000, ()).item(),
+        )
 
 
-generator = torch.Generator().manual_seed(0)  # only to make the printed numbers reproducible
-loader = DataLoader(GlobalDraws(), batch_size=None, num_workers=2, generator=generator)
+# only to make the printed numbers reproducible
+generator = torch.Generator().manual_seed(0)
+loader = DataLoader(
+    GlobalDraws(), batch_size=None, num_workers=2, generator=generator
+)
 for epoch in range(2):
-    draws = list(loader)  # [worker, numpy, random, torch] for each sample
-    print(f"epoch {epoch}:", draws)
-# > epoch 0: [[0, 522, 218, 906], [1, 234, 791, 724], [0, 297, 818, 10], [1, 407, 832, 2]]
-# > epoch 1: [[0, 68, 775, 226], [1, 142, 939, 932], [0, 784, 223, 483], [1, 434, 10, 614]]
+    draws = list(loader)
+    for row in draws:  # [worker, numpy, random, torch] for each sample
+        print(f"epoch {epoch}:", row)
+# > epoch 0: [0, 522, 218, 906]
+# > epoch 0: [1, 234, 791, 724]
+# > epoch 0: [0, 297, 818, 10]
+# > epoch 0: [1, 407, 832, 2]
+# > epoch 1: [0, 68, 775, 226]
+# > epoch 1: [1, 142, 939, 932]
+# > epoch 1: [0, 784, 223, 483]
+# > epoch 1: [1, 434, 10, 614]
 # --8<-- [end:demo]
 
 demo_draws = draws
@@ -47,7 +62,9 @@ def worker_init_fn(worker_id):
     np.random.seed(42)  # the bug: the same constant in every worker
 
 
-loader = DataLoader(NumpyDraws(), batch_size=None, num_workers=2, worker_init_fn=worker_init_fn)
+loader = DataLoader(
+    NumpyDraws(), batch_size=None, num_workers=2, worker_init_fn=worker_init_fn
+)
 draws = list(loader)  # [worker, numpy] for each sample
 print(draws)  # worker 1 repeats worker 0
 # > [[0, 102], [1, 102], [0, 435], [1, 435]]
@@ -70,9 +87,11 @@ class NumpyDraws(Dataset):
         return get_worker_info().id, np.random.randint(1000)
 
 
-loader = DataLoader(NumpyDraws(), batch_size=None, num_workers=2)  # base_seed comes from torch's global RNG
+# base_seed comes from torch's global RNG
+loader = DataLoader(NumpyDraws(), batch_size=None, num_workers=2)
 for epoch in range(2):
-    torch.manual_seed(0)  # the bug: "for reproducibility", at the top of every epoch
+    # the bug: "for reproducibility", at the top of every epoch
+    torch.manual_seed(0)
     draws = list(loader)
     print(f"epoch {epoch}:", draws)
 # > epoch 0: [[0, 522], [1, 234], [0, 297], [1, 407]]

@@ -4,12 +4,22 @@
 import torch
 from torchvision.transforms import v2
 
-normalize = [v2.ToDtype(torch.float32, scale=True), v2.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])]
-train_tf = v2.Compose([v2.RandomResizedCrop(224), v2.RandomHorizontalFlip(), *normalize])  # random
-eval_tf = v2.Compose([v2.Resize(256), v2.CenterCrop(224), *normalize])  # deterministic, same statistics
+normalize = [
+    v2.ToDtype(torch.float32, scale=True),
+    v2.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),
+]
+# random
+train_tf = v2.Compose(
+    [v2.RandomResizedCrop(224), v2.RandomHorizontalFlip(), *normalize]
+)
+# deterministic, same statistics
+eval_tf = v2.Compose([v2.Resize(256), v2.CenterCrop(224), *normalize])
 
 image = torch.randint(0, 256, (3, 300, 400), dtype=torch.uint8)
-print(torch.equal(eval_tf(image), eval_tf(image)), torch.equal(train_tf(image), train_tf(image)))
+print(
+    torch.equal(eval_tf(image), eval_tf(image)),
+    torch.equal(train_tf(image), train_tf(image)),
+)
 # > True False
 # --8<-- [end:train_vs_eval]
 
@@ -18,8 +28,10 @@ first_train_tf, first_eval_tf, first_image = train_tf, eval_tf, image
 # --8<-- [start:weights_transforms]
 from torchvision.models import ResNet18_Weights
 
-weights = ResNet18_Weights.DEFAULT  # an enum entry: nothing is downloaded until you build the model with it
-print(weights.transforms())  # the exact eval preprocessing the weights were trained and scored with
+# an enum entry: nothing is downloaded until you build the model with it
+weights = ResNet18_Weights.DEFAULT
+# the exact eval preprocessing the weights were trained and scored with
+print(weights.transforms())
 # > ImageClassification(
 # >     crop_size=[224]
 # >     resize_size=[256]
@@ -35,18 +47,33 @@ from torch.utils.data import Subset, random_split
 from torchvision.datasets import FakeData
 from torchvision.transforms import v2
 
-train_tf = v2.Compose([v2.ToImage(), v2.RandomHorizontalFlip(), v2.ToDtype(torch.float32, scale=True)])
+train_tf = v2.Compose(
+    [
+        v2.ToImage(),
+        v2.RandomHorizontalFlip(),
+        v2.ToDtype(torch.float32, scale=True),
+    ]
+)
 eval_tf = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])
 
 full = FakeData(size=10, image_size=(3, 8, 8))
-train_set, val_set = random_split(full, [8, 2], generator=torch.Generator().manual_seed(0))
-train_set.dataset.transform = train_tf  # the bug: both Subsets share ONE dataset object
+train_set, val_set = random_split(
+    full, [8, 2], generator=torch.Generator().manual_seed(0)
+)
+# the bug: both Subsets share ONE dataset object
+train_set.dataset.transform = train_tf
 print(val_set.dataset.transform is train_tf)  # validation is now augmented too
 # > True
 
-# The fix: two dataset objects with their own transforms, indexed by the same split
-train_set = Subset(FakeData(size=10, image_size=(3, 8, 8), transform=train_tf), train_set.indices)
-val_set = Subset(FakeData(size=10, image_size=(3, 8, 8), transform=eval_tf), val_set.indices)
+# The fix: two dataset objects with their own transforms, indexed by the same
+# split
+train_set = Subset(
+    FakeData(size=10, image_size=(3, 8, 8), transform=train_tf),
+    train_set.indices,
+)
+val_set = Subset(
+    FakeData(size=10, image_size=(3, 8, 8), transform=eval_tf), val_set.indices
+)
 print(val_set.dataset.transform is eval_tf)
 # > True
 # --8<-- [end:split_trap]
@@ -56,12 +83,18 @@ import torch
 from torch import nn
 from torchvision.transforms import v2
 
-model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2)).eval()
+model = nn.Sequential(
+    nn.Conv2d(3, 4, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2)
+).eval()
 images = torch.rand(5, 3, 16, 16)  # a batch, already through eval preprocessing
 
 with torch.inference_mode():
-    views = [images, v2.functional.horizontal_flip(images)]  # deterministic views, not random augmentation
-    probs = torch.stack([model(view).softmax(dim=1) for view in views]).mean(dim=0)  # average the predictions
+    # deterministic views, not random augmentation
+    views = [images, v2.functional.horizontal_flip(images)]
+    # average the predictions
+    probs = torch.stack([model(view).softmax(dim=1) for view in views]).mean(
+        dim=0
+    )
 print(tuple(probs.shape), torch.allclose(probs.sum(dim=1), torch.ones(5)))
 # > (5, 2) True
 # --8<-- [end:tta]

@@ -7,16 +7,23 @@ from torchvision.transforms import v2
 
 train_tf = v2.Compose(
     [
-        v2.ToImage(),  # PIL image or ndarray -> tv_tensors.Image, uint8, (C, H, W)
+        # PIL image or ndarray -> tv_tensors.Image, uint8, (C, H, W)
+        v2.ToImage(),
         v2.RandomResizedCrop(24),  # antialias=True is already the default
         v2.RandomHorizontalFlip(),
-        v2.ToDtype(torch.float32, scale=True),  # uint8 [0, 255] -> float32 [0, 1]
+        # uint8 [0, 255] -> float32 [0, 1]
+        v2.ToDtype(torch.float32, scale=True),
         v2.Normalize(mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225]),
     ]
 )
-dataset = FakeData(size=8, image_size=(3, 32, 32), num_classes=10, transform=train_tf)  # generated images
+# generated images
+dataset = FakeData(
+    size=8, image_size=(3, 32, 32), num_classes=10, transform=train_tf
+)
 image, label = dataset[0]
-print(type(image).__name__, image.dtype, tuple(image.shape), type(label).__name__)
+print(
+    type(image).__name__, image.dtype, tuple(image.shape), type(label).__name__
+)
 # > Image torch.float32 (3, 24, 24) int
 # --8<-- [end:pipeline]
 
@@ -27,12 +34,17 @@ from torchvision.datasets import FakeData
 from torchvision.transforms import v2
 
 pil_image, _ = FakeData(size=1, image_size=(3, 8, 8))[0]
-legacy = transforms.ToTensor()(pil_image)  # v1: still supported, no warning in torchvision 0.29
-modern = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])(pil_image)
+# v1: still supported, no warning in torchvision 0.29
+legacy = transforms.ToTensor()(pil_image)
+modern = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])(
+    pil_image
+)
 print(torch.allclose(legacy, modern), type(modern).__name__, modern.dtype)
 # > True Image torch.float32
-unscaled = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32)])(pil_image)  # scale defaults to False
-print(modern.max().item() <= 1, unscaled.max().item() > 1)  # unscaled: still 0-255, a silent bug
+# scale defaults to False
+unscaled = v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32)])(pil_image)
+# unscaled: still 0-255, a silent bug
+print(modern.max().item() <= 1, unscaled.max().item() > 1)
 # > True True
 # --8<-- [end:to_tensor]
 
@@ -42,15 +54,20 @@ from torchvision import tv_tensors
 from torchvision.transforms import v2
 
 image = tv_tensors.Image(torch.zeros(3, 8, 16, dtype=torch.uint8))
-boxes = tv_tensors.BoundingBoxes([[0, 0, 4, 4]], format="XYXY", canvas_size=(8, 16))
+boxes = tv_tensors.BoundingBoxes(
+    [[0, 0, 4, 4]], format="XYXY", canvas_size=(8, 16)
+)
 mask = tv_tensors.Mask(torch.zeros(8, 16, dtype=torch.uint8))
 mask[0:4, 0:4] = 1  # the object covers the top-left corner
-sample = {"image": image, "boxes": boxes, "mask": mask, "label": 3}  # any nesting; non-tensors pass through
+# any nesting; non-tensors pass through
+sample = {"image": image, "boxes": boxes, "mask": mask, "label": 3}
 
-out = v2.RandomHorizontalFlip(p=1.0)(sample)  # one random decision, applied to every tv_tensor
+# one random decision, applied to every tv_tensor
+out = v2.RandomHorizontalFlip(p=1.0)(sample)
 print(out["boxes"].tolist(), out["mask"][0].tolist(), out["label"])
 # > [[12, 0, 16, 4]] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1] 3
-plain = v2.RandomHorizontalFlip(p=1.0)(image, torch.tensor([[0, 0, 4, 4]]))  # boxes as a plain tensor...
+# boxes as a plain tensor...
+plain = v2.RandomHorizontalFlip(p=1.0)(image, torch.tensor([[0, 0, 4, 4]]))
 print(plain[1].tolist())  # ...are passed through untouched
 # > [[0, 0, 4, 4]]
 # --8<-- [end:joint]
