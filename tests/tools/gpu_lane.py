@@ -28,9 +28,11 @@ import datetime
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from collections import defaultdict
@@ -99,7 +101,11 @@ def install_into(site: Path, wheels: Path | None) -> None:
 
 
 # ---- run: the selection, its log, report and summary ------------------------------------------------------
-def run(lane: str, out: Path, report: Path | None, extra: list[str], env: dict[str, str]) -> int:
+def run(
+    lane: str, out: Path, report: Path | None, extra: list[str], env: dict[str, str], deadline: float | None = None
+) -> int:
+    """Run the selection; at `deadline` seconds, interrupt it as Ctrl-C would, so pytest still reports what ran
+    (tests not reached count as failed in the report, never as passed)."""
     out.mkdir(parents=True, exist_ok=True)
     report = report or out / f"{lane}.json"
     command = [
@@ -115,10 +121,16 @@ def run(lane: str, out: Path, report: Path | None, extra: list[str], env: dict[s
             command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
         assert process.stdout is not None
+        timer = threading.Timer(deadline, process.send_signal, [signal.SIGINT]) if deadline else None
+        if timer:
+            timer.start()
         for line in process.stdout:
             sys.stdout.write(line)
             log.write(line)
+            log.flush()  # what ran is on disk even if the machine goes away
         code = process.wait()
+        if timer:
+            timer.cancel()
         log.write(f"\nexit code {code}, {time.perf_counter() - started:.0f} s\n")
     summary = out / "summary.json"
     if summary.is_file():
@@ -213,13 +225,14 @@ def main(argv: list[str] | None = None) -> int:
     given = parser.add_mutually_exclusive_group()
     given.add_argument("--install", action="store_true", help="add the group's pure-Python packages from the index")
     given.add_argument("--wheels", type=Path, help="add them offline from this folder (see fetch-wheels)")
+    parser.add_argument("--deadline", type=float, help="stop after this many seconds, keeping what ran (as Ctrl-C)")
     args, extra = parser.parse_known_args(argv)
     env = dict(os.environ)
     if args.install or args.wheels:
         site = Path(tempfile.gettempdir()) / "gpu-lane-site-packages"  # never under --out: $OUT comes back whole
         install_into(site, args.wheels)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
-    return run(args.lane, args.out.resolve(), args.report, extra, env)
+    return run(args.lane, args.out.resolve(), args.report, extra, env, args.deadline)
 
 
 if __name__ == "__main__":
