@@ -3,7 +3,8 @@
 Material's search plugin indexes every text node of a page unless an element carries
 `data-search-exclude`. Left alone, a third of our index was code blocks (which repeat the identifiers
 the prose around them already names in inline code), the captions under every block, the verification
-line under every title, and the answer lists a match drill repeats in each item's `<select>`. The index
+line under every title, the answer lists a match drill repeats in each item's `<select>`, the code of a
+spot-the-bug drill and the labels of a step-through's graph. The index
 grows with the guide and is downloaded by every reader who opens search (docs/benchmarks.md), so
 these are excluded. So are the answers a drill hides until asked — a flashcard's back, a spot-the-bug
 drill's hints and explanation — which a search preview would give away (the question pages say the
@@ -18,14 +19,16 @@ import re
 EXCLUDED = {  # opening tag -> the class its `class` attribute starts with ("" = every such element)
     "div": (
         "language-",  # a highlighted code block: <div class="language-python highlight">
+        "drill-spot__code",  # a spot-the-bug listing: code, and "1Line 1: …" from its line numbers
         "drill-card__back",
         "drill-spot__hints",
         "drill__answer",
     ),
     "p": ("snippet-source", "verification-status"),
     "select": "",  # a match drill's keyboard fallback: every item repeats every answer
+    "svg": ("drill-graph",),  # a step's graph: its node labels ran together ("MmBackward0AccumulateGrad")
 }
-_OPENING = re.compile(r"<(div|p|select)\b([^>]*)>")
+_OPENING = re.compile(r"<(div|p|select|svg)\b([^>]*)>")
 _CLASS = re.compile(r'\bclass="([^"]*)"')
 
 

@@ -30,3 +30,11 @@ def test_answers_a_drill_hides_stay_out_of_search_previews():
         assert exclude_from_search(html).startswith(f'<div class="{hidden}" hidden="hidden" data-search-exclude>')
     front = '<div class="drill-card__front"><p>the question</p></div>'
     assert exclude_from_search(front) == front
+
+
+def test_drill_code_and_graph_labels_leave_the_index():
+    code = '<div aria-label="The code" class="drill-spot__code highlight" role="group">'
+    assert exclude_from_search(code) == code[:-1] + " data-search-exclude>"
+    graph = '<svg class="drill-graph" viewBox="0 0 9 9">'
+    assert exclude_from_search(graph) == graph[:-1] + " data-search-exclude>"
+    assert exclude_from_search("<svg class=\"twemoji\">") == "<svg class=\"twemoji\">"  # icons are no drills
