@@ -63,6 +63,13 @@ print(val_loss < 0.5 * val_before, val_acc > 0.8)
 
 # ---- checks: run by the tests, never shown on the page ----
 def _check() -> None:
+    # The device idiom: None (so the CPU) exactly when no accelerator is usable; the plain call does
+    # not check, and names the build's accelerator type even without a device.
+    usable = torch.accelerator.is_available()
+    assert (torch.accelerator.current_accelerator(check_available=True) is None) == (not usable)
+    assert device.type == (torch.accelerator.current_accelerator().type if usable else "cpu")
+    if torch.backends.cuda.is_built() and not usable:  # this CPU lane runs a CUDA build
+        assert torch.accelerator.current_accelerator().type == "cuda"
     # The loop learned: the validation loss fell well below chance level (ln 3) and the training loss did too.
     assert val_before > 0.7 and val_loss < 0.5 * val_before and val_acc > 0.8
     assert train_loss < 0.5
