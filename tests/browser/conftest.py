@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import http.server
 import threading
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -34,6 +37,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/browser/" in item.nodeid:
             item.add_marker(pytest.mark.browser)
+            # With pytest-xdist (`--dist loadgroup`) every browser test runs in one worker: one browser,
+            # one site server, and each page loaded once per scheme (`page_audits`) for the session.
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session")
@@ -91,70 +97,215 @@ document.addEventListener("securitypolicyviolation", (event) => {
 """
 
 
-@pytest.fixture
-def page(browser, site_url: str, request: pytest.FixtureRequest):
-    """A fresh page that records every request to another host and every console error (and blocks them),
-    and every Content-Security-Policy violation (`page.csp_violations`).
+def watched_context(browser, site_url: str, **options):
+    """A context that blocks and records every request to another host and records every CSP violation.
 
-    The site's CSP is enforced, except for tests that use `axe_violations`: axe-core is injected as an
-    inline script, which that policy rightly refuses, so their context bypasses it (`page.bypass_csp`).
+    The site's Content-Security-Policy is always enforced: axe-core is evaluated through the DevTools
+    protocol (`install_axe`), which the page's policy does not govern, so no test needs `bypass_csp`.
     """
-    bypass_csp = "axe_violations" in request.fixturenames
-    context = browser.new_context(
-        permissions=["clipboard-read", "clipboard-write"], base_url=site_url, bypass_csp=bypass_csp
-    )
-    foreign: list[str] = []
-    errors: list[str] = []
-    violations: list[str] = []
+    context = browser.new_context(base_url=site_url, **options)
+    context.foreign_requests = []
+    context.csp_violations = []
     own = urlparse(site_url).netloc
-    context.expose_binding("__reportCspViolation", lambda source, text: violations.append(text))
+    context.expose_binding("__reportCspViolation", lambda source, text: context.csp_violations.append(text))
     context.add_init_script(CSP_LISTENER)
 
     def route(route) -> None:
         if urlparse(route.request.url).netloc == own or route.request.url.startswith(("data:", "blob:")):
             route.continue_()
         else:
-            foreign.append(route.request.url)
+            context.foreign_requests.append(route.request.url)
             route.abort()
 
     context.route("**/*", route)
+    return context
+
+
+def watched_page(context):
+    """A new page of a `watched_context` that also records its console errors and uncaught exceptions."""
     page = context.new_page()
+    errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.foreign_requests = foreign
+    page.foreign_requests = context.foreign_requests
     page.console_errors = errors
-    page.csp_violations = violations
-    page.bypass_csp = bypass_csp
-    yield page
+    page.csp_violations = context.csp_violations
+    page.bypass_csp = False
+    return page
+
+
+@pytest.fixture
+def page(browser, site_url: str):
+    """A fresh page (its own context) that records every request to another host and every console
+    error (and blocks them), and every Content-Security-Policy violation (`page.csp_violations`), with
+    the site's policy enforced."""
+    context = watched_context(browser, site_url, permissions=["clipboard-read", "clipboard-write"])
+    yield watched_page(context)
     context.close()
 
 
+# ---- axe-core ------------------------------------------------------------------------------------
 # WCAG 2.2 level A and AA, as axe-core tags them (its best-practice rules are left out).
 WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+# The rules whose result depends on colours: axe tags them "cat.color" (color-contrast and
+# link-in-text-block at level AA). They are all that can change between the light and the dark scheme:
+# both schemes render the same markup (test_accessibility.py proves it), only the CSS colours differ.
+COLOUR_CATEGORY = "cat.color"
+
+AXE_RUN = """async ([selector, options]) => {
+    const found = await axe.run({ include: [[selector]] }, { resultTypes: ["violations"], ...options });
+    return found.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}`));
+}"""
+
+
+@functools.cache
+def _axe_source() -> str:
+    if not AXE.is_file():
+        pytest.fail("axe-core is missing: run `npm ci --prefix tests/browser` (make test does)")
+    return AXE.read_text(encoding="utf-8")
+
+
+def install_axe(page) -> None:
+    """Put axe-core (from disk, never a CDN) into the page, as DevTools would: the page's CSP stays on."""
+    if not page.evaluate("Boolean(window.axe)"):
+        page.evaluate(_axe_source())
+
+
+def colour_rules(page, tags: list[str] = WCAG_22_AA) -> list[str]:
+    """The ids of axe's rules with these tags whose result depends on colours."""
+    install_axe(page)
+    return page.evaluate(
+        "([tags, category]) => axe.getRules(tags).filter((r) => r.tags.includes(category)).map((r) => r.ruleId)",
+        [tags, COLOUR_CATEGORY],
+    )
+
+
+def run_axe(page, selector: str = "body", tags: list[str] | None = None, rules: list[str] | None = None) -> list[str]:
+    """The serious and critical violations inside `selector`, as "rule (impact): target" lines; `tags`
+    or `rules` limit the rules run (all rules by default)."""
+    install_axe(page)
+    options = {}
+    if rules is not None:
+        options["runOnly"] = {"type": "rule", "values": rules}
+    elif tags is not None:
+        options["runOnly"] = {"type": "tag", "values": tags}
+    return page.evaluate(AXE_RUN, [selector, options])
 
 
 @pytest.fixture
 def axe_violations(page):
-    """Run axe-core (served from disk, never a CDN) on the page: the serious and critical violations
-    inside `selector`, as "rule (impact): target" lines. `tags` limits the rules to those tags (all
-    rules by default)."""
+    """Run axe-core on the page: the serious and critical violations inside `selector`, as
+    "rule (impact): target" lines. `tags` limits the rules to those tags (all rules by default)."""
 
     def run(selector: str = "body", tags: list[str] | None = None) -> list[str]:
-        if not AXE.is_file():
-            pytest.fail("axe-core is missing: run `npm ci --prefix tests/browser` (make test does)")
-        if not page.evaluate("Boolean(window.axe)"):
-            page.add_script_tag(path=str(AXE))
-        result = page.evaluate(
-            """async ([selector, tags]) => {
-                const options = { resultTypes: ["violations"] };
-                if (tags) options.runOnly = { type: "tag", values: tags };
-                const found = await axe.run({ include: [[selector]] }, options);
-                return found.violations
-                    .filter((v) => v.impact === "serious" || v.impact === "critical")
-                    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}`));
-            }""",
-            [selector, tags],
-        )
-        return result
+        return run_axe(page, selector, tags)
 
     return run
+
+
+# ---- every page, loaded once per colour scheme -------------------------------------------------------
+SCHEMES = {"light": "default", "dark": "slate"}  # prefers-color-scheme -> Material's scheme
+POLICY_META = 'head > meta[http-equiv="Content-Security-Policy"]:first-child'
+
+
+@dataclass(frozen=True)
+class PageAudit:
+    """What one load of a page in one colour scheme showed: every check of test_site.py, test_csp.py and
+    test_accessibility.py reads its own part of it."""
+
+    path: str
+    media: str  # the reader's system setting: "light" or "dark"
+    scheme: str  # the scheme Material chose from it
+    policy: str | None  # the page's Content-Security-Policy <meta>, None when missing
+    csp_violations: list[str]
+    foreign_requests: list[str]
+    console_errors: list[str]
+    axe_rules: list[str]  # the axe rules run ("WCAG 2.2 AA" tags, or the colour rules' ids)
+    axe: list[str]  # serious and critical violations, with every collapsible panel open
+    markup: str  # a digest of every element and its attributes, less the two that name the scheme
+    seconds: dict[str, float]  # "load" (goto until the network is idle) and "axe"
+
+
+# Every element with its attributes, one line each, sorted, less the scheme's own two (<meta
+# name="color-scheme"> and <body data-md-color-scheme>) and what each load draws at random: the drills
+# shuffle their items and a flashcard deck shows a random card first (`hidden` on the others).
+MARKUP = """() => [...document.querySelectorAll("*")]
+    .map((element) => element.tagName + " " + [...element.attributes]
+        .filter((a) => !(element === document.body && a.name === "data-md-color-scheme"))
+        .filter((a) => !(element.matches("meta[name=color-scheme]") && a.name === "content"))
+        .filter((a) => !(element.matches(".drill-card") && a.name === "hidden"))
+        .map((a) => `${a.name}=${a.value}`).join(" "))
+    .sort().join("\\n")"""
+
+
+def _audit(context, path: str, media: str, url: str) -> PageAudit:
+    page = watched_page(context)
+    context.csp_violations.clear()
+    context.foreign_requests.clear()
+    started = time.perf_counter()
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    loaded = time.perf_counter()
+    scheme = page.evaluate("document.body.dataset.mdColorScheme")
+    policy = page.locator(POLICY_META).get_attribute("content") if page.locator(POLICY_META).count() else None
+    seen = (list(context.csp_violations), list(context.foreign_requests), list(page.console_errors))
+    page.evaluate("document.querySelectorAll('details').forEach((panel) => { panel.open = true; })")
+    markup = hashlib.sha256(page.evaluate(MARKUP).encode()).hexdigest()
+    if media == "light":  # the whole rule set once, on the light load …
+        rules, found = [f"tags: {' '.join(WCAG_22_AA)}"], run_axe(page, tags=WCAG_22_AA)
+    else:  # … and on the dark load only what colours decide
+        rules = colour_rules(page)
+        found = run_axe(page, rules=rules)
+    audited = time.perf_counter()
+    page.close()
+    return PageAudit(
+        path, media, scheme, policy, *seen, rules, found, markup, {"load": loaded - started, "axe": audited - loaded}
+    )
+
+
+class PageAudits:
+    """Loads each page at most once per scheme in the session, on first request, and keeps what it saw."""
+
+    def __init__(self, browser, site_url: str) -> None:
+        self._contexts = {media: watched_context(browser, site_url, color_scheme=media) for media in SCHEMES}
+        self._done: dict[tuple[str, str], PageAudit] = {}
+
+    def get(self, path: str, media: str, url: str) -> tuple[PageAudit, bool]:
+        """The audit of `path` in `media`, and whether this call is the one that loaded it."""
+        key = (path, media)
+        fresh = key not in self._done
+        if fresh:
+            self._done[key] = _audit(self._contexts[media], path, media, url)
+        return self._done[key], fresh
+
+    def close(self) -> None:
+        for context in self._contexts.values():
+            context.close()
+
+
+@pytest.fixture(scope="session")
+def page_audits(browser, site_url: str) -> Iterator[PageAudits]:
+    audits = PageAudits(browser, site_url)
+    yield audits
+    audits.close()
+
+
+@pytest.fixture
+def page_audit(page_audits: PageAudits, request: pytest.FixtureRequest):
+    """`page_audit(path, media)`: the one load of that page in that scheme, shared by every check of it.
+    The test that triggers the load records its seconds (`browser: …` user properties, for `make bench`)."""
+    from tests.browser.test_site import url_of
+
+    def get(path: str, media: str) -> PageAudit:
+        audit, fresh = page_audits.get(path, media, url_of(path))
+        if fresh:
+            axe_kind = "axe WCAG 2.2 AA" if media == "light" else "axe colour rules"
+            request.node.user_properties.append(
+                (f"browser: page load + CSP/host/console ({media})", audit.seconds["load"])
+            )
+            request.node.user_properties.append((f"browser: {axe_kind} ({media})", audit.seconds["axe"]))
+        return audit
+
+    return get

@@ -1,7 +1,8 @@
 """Privacy and the Content-Security-Policy, in Chromium with the policy enforced (never `bypass_csp`).
 
 Every page loads under its own policy (hooks/content_security_policy.py) with zero violations and zero
-requests to another host; search, instant navigation, code copy, the palette and every kind of drill
+requests to another host, in both colour schemes (checked on the one load per page and scheme that
+test_site.py and the axe audit share); search, instant navigation, code copy, the palette and every kind of drill
 work under it; and what an attacker would inject (an inline script, an event handler, a tracking
 pixel) is refused and reported.
 """
@@ -12,9 +13,8 @@ import re
 
 import pytest
 
-from tests.browser.test_site import PAGES, url_of
-
-POLICY_META = 'head > meta[http-equiv="Content-Security-Policy"]:first-child'
+from tests.browser.conftest import POLICY_META, SCHEMES
+from tests.browser.test_site import PAGES
 
 
 @pytest.fixture
@@ -29,13 +29,15 @@ def clean(page) -> None:
     assert page.console_errors == []
 
 
+@pytest.mark.parametrize("media", SCHEMES)
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_carries_its_policy_and_breaks_none_of_it(enforced, path: str) -> None:
-    enforced.goto(url_of(path))
-    enforced.wait_for_load_state("networkidle")
-    policy = enforced.locator(POLICY_META).get_attribute("content")
-    assert "script-src 'self' 'sha256-" in policy and "unsafe" not in policy
-    clean(enforced)
+def test_every_page_carries_its_policy_and_breaks_none_of_it(page_audit, path: str, media: str) -> None:
+    audit = page_audit(path, media)  # the one load of this page in this scheme, shared with test_site and axe
+    assert audit.policy is not None, "no Content-Security-Policy <meta> first in <head>"
+    assert "script-src 'self' 'sha256-" in audit.policy and "unsafe" not in audit.policy
+    assert audit.csp_violations == []
+    assert audit.foreign_requests == []
+    assert audit.console_errors == []
 
 
 def test_the_404_page_carries_its_policy_too(enforced) -> None:

@@ -7,6 +7,7 @@ import re
 import pytest
 from labs import lab_sources
 
+from tests.browser.conftest import SCHEMES
 from tests.snippet_files import ROOT, all_pages
 
 LAB_PAGES = [f"{lab.parent.name}/lab" for lab in lab_sources(ROOT)]  # notebook pages from snippets/<chapter>/lab.py
@@ -18,12 +19,12 @@ def url_of(page: str) -> str:
     return f"{page}/" if page else ""
 
 
+@pytest.mark.parametrize("media", SCHEMES)
 @pytest.mark.parametrize("path", PAGES)
-def test_every_page_loads_only_from_its_own_host_without_errors(page, path: str) -> None:
-    page.goto(url_of(path))
-    page.wait_for_load_state("networkidle")
-    assert page.foreign_requests == []
-    assert page.console_errors == []
+def test_every_page_loads_only_from_its_own_host_without_errors(page_audit, path: str, media: str) -> None:
+    audit = page_audit(path, media)  # the one load of this page in this scheme, shared with test_csp and axe
+    assert audit.foreign_requests == []
+    assert audit.console_errors == []
 
 
 def test_search_finds_a_question_by_its_words(page) -> None:
