@@ -21,9 +21,10 @@ opt = torch.optim.SGD(model.parameters(), lr=0.1)
 x, y = torch.randn(8, 4), torch.randn(8, 1)
 
 opt.zero_grad()
-for xb, yb in zip(x.chunk(4), y.chunk(4), strict=True):  # 4 micro-batches of 2
-    loss = nn.functional.mse_loss(model(xb), yb) / 4  # scale so the sum is a mean
-    loss.backward()  # grads add up; each micro-batch graph is freed right away
+# 4 micro-batches of 2
+for xb, yb in zip(x.chunk(4), y.chunk(4), strict=True):
+    loss = nn.functional.mse_loss(model(xb), yb) / 4  # the sum is a mean
+    loss.backward()  # grads add up; each micro-batch graph is freed at once
 full_batch = nn.functional.mse_loss(model(x), y)
 (reference,) = torch.autograd.grad(full_batch, model.weight)
 print(torch.allclose(model.weight.grad, reference))
@@ -89,6 +90,42 @@ def _check() -> None:
     for xb, yb in zip(x.chunk(4), y.chunk(4), strict=True):
         torch.nn.functional.mse_loss(twin(xb), yb).backward()
     torch.testing.assert_close(twin.weight.grad, 4 * full_w)
+    # Forgetting / 4 is "a 4x learning rate" for SGD only. Adam and AdamW divide by the running RMS
+    # of the gradient, so a constant factor cancels (up to eps); the total norm that
+    # clip_grad_norm_ sees is 4x, so a max_norm tuned for the mean clips 4x harder.
+    def _first_step(opt_class, divide, max_norm=None):
+        torch.manual_seed(0)
+        net = torch.nn.Linear(4, 1)
+        opt_k = opt_class(net.parameters(), lr=0.1)
+        data, target = torch.randn(8, 4), torch.randn(8, 1)
+        before = torch.nn.utils.parameters_to_vector(net.parameters()).detach()
+        for xb, yb in zip(data.chunk(4), target.chunk(4), strict=True):
+            micro = torch.nn.functional.mse_loss(net(xb), yb)
+            (micro / 4 if divide else micro).backward()
+        norm = torch.nn.utils.get_total_norm([q.grad for q in net.parameters()])
+        if max_norm is not None:
+            torch.nn.utils.clip_grad_norm_(net.parameters(), max_norm)
+        clipped = torch.nn.utils.get_total_norm([q.grad for q in net.parameters()])
+        opt_k.step()
+        after = torch.nn.utils.parameters_to_vector(net.parameters()).detach()
+        return after - before, norm, clipped
+
+    sgd_mean, norm_mean, _ = _first_step(torch.optim.SGD, divide=True)
+    sgd_sum, norm_sum, _ = _first_step(torch.optim.SGD, divide=False)
+    torch.testing.assert_close(sgd_sum, 4 * sgd_mean)  # SGD: the step is 4x
+    torch.testing.assert_close(norm_sum, 4 * norm_mean)  # every optimizer: the norm is 4x
+    for adaptive in (torch.optim.Adam, torch.optim.AdamW):
+        step_mean, _, _ = _first_step(adaptive, divide=True)
+        step_sum, _, _ = _first_step(adaptive, divide=False)
+        torch.testing.assert_close(step_sum, step_mean)  # the normaliser absorbs the 4
+        assert not torch.allclose(step_sum, 4 * step_mean)  # "a 4x lr" is wrong here
+    # A threshold between the two norms: untouched with / 4, clipped without it.
+    threshold = 2 * norm_mean.item()
+    _, _, kept = _first_step(torch.optim.SGD, divide=True, max_norm=threshold)
+    _, _, cut = _first_step(torch.optim.SGD, divide=False, max_norm=threshold)
+    torch.testing.assert_close(kept, norm_mean)
+    torch.testing.assert_close(cut, torch.tensor(threshold))
+
     # Each micro-batch graph was freed by its backward: a second pass over the last one raises.
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         loss.backward()
