@@ -1,4 +1,4 @@
-"""Spot the Bug: a NumPy round-trip inside forward cuts the graph, so only the head trains and nothing raises."""
+"""Spot the Bug: a NumPy round-trip in forward cuts the graph; only the head trains."""
 
 # --8<-- [start:buggy]
 import torch
@@ -25,8 +25,8 @@ for _ in range(100):
     opt.zero_grad()
     loss.backward()
     opt.step()
-print({name: p.grad is None for name, p in model.named_parameters()})
-# > {'backbone.0.weight': True, 'backbone.0.bias': True, 'head.weight': False, 'head.bias': False}
+print([name for name, p in model.named_parameters() if p.grad is None])
+# > ['backbone.0.weight', 'backbone.0.bias']
 # --8<-- [end:buggy]
 
 BuggyNet = Net  # kept for the checks
@@ -44,7 +44,8 @@ class Net(nn.Module):
 
     def forward(self, x):
         h = self.backbone(x)
-        self.features = h.detach().numpy()  # for logging only, never fed back
+        # a detached tensor for logging: no copy, no sync, works on any device
+        self.features = h.detach()
         return self.head(h)  # the graph continues through h
 
 
@@ -56,8 +57,11 @@ for _ in range(100):
     opt.zero_grad()
     loss.backward()
     opt.step()
-print({name: p.grad is None for name, p in model.named_parameters()})
-# > {'backbone.0.weight': False, 'backbone.0.bias': False, 'head.weight': False, 'head.bias': False}
+print([name for name, p in model.named_parameters() if p.grad is None])
+# > []
+logged = model.features.cpu().numpy()  # convert only when you log
+print(logged.shape)
+# > (64, 32)
 # --8<-- [end:fixed]
 
 
@@ -80,7 +84,6 @@ def _train(net_class, steps=100):
 
 
 def _check() -> None:
-    import numpy as np
     import pytest
 
     # The bug: no error, the loss still drops (the head learns), but the backbone never gets a gradient
@@ -109,7 +112,17 @@ def _check() -> None:
     assert all(not torch.equal(p, fixed_start[name]) for name, p in fixed.named_parameters())
     assert fixed_losses[0] == pytest.approx(losses[0])  # same seed, same start
     assert fixed_losses[-1] < losses[-1]
-    assert isinstance(fixed.features, np.ndarray)
+    # The fixed forward keeps a detached tensor and makes no host conversion: it runs on the meta
+    # device (no data, as a CUDA tensor has none on the host), where the old fix's .numpy() raises.
+    assert isinstance(fixed.features, torch.Tensor) and not fixed.features.requires_grad
+    meta_net = Net().to("meta")
+    meta_out = meta_net(torch.randn(4, 10, device="meta"))
+    assert meta_out.shape == (4, 2) and meta_net.features.device.type == "meta"
+    with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
+        meta_net.features.numpy()  # what the old "fixed" forward called on every step
+    buggy_meta = BuggyNet().to("meta")
+    with pytest.raises(TypeError, match="to numpy"):
+        buggy_meta(torch.randn(4, 10, device="meta"))
 
 
 if __name__ == "__main__":
