@@ -5,7 +5,8 @@ import torch
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = torch.sigmoid(x)  # saved for backward
-y.data.mul_(2)  # same memory, but a fresh version counter: autograd never hears of it
+# same memory, but a fresh version counter: autograd never hears of it
+y.data.mul_(2)
 y.sum().backward()  # no error...
 print(x.grad)  # ...computed from the doubled y
 # > tensor([-0.3049,  0.2486, -1.3416])
@@ -19,8 +20,8 @@ y.detach().mul_(2)  # same memory and the same version counter
 try:
     y.sum().backward()
 except RuntimeError as err:
-    print(str(err).split(":")[0])
-# > one of the variables needed for gradient computation has been modified by an inplace operation
+    print(str(err).split(" has been ")[1].split(":")[0])
+# > modified by an inplace operation
 # --8<-- [end:demo]
 
 

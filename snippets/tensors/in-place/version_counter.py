@@ -1,6 +1,8 @@
-"""Autograd's version counter turns an in-place write to a saved tensor into an error at backward time."""
+"""The version counter turns an in-place write to a saved tensor into an error."""
 
 # --8<-- [start:demo]
+import textwrap
+
 import torch
 
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
@@ -13,9 +15,25 @@ print(y._version)
 try:
     y.sum().backward()
 except RuntimeError as err:
-    print(str(err).split(":")[0])
-# > one of the variables needed for gradient computation has been modified by an inplace operation
+    print(textwrap.fill(str(err).split(":")[0], 70))
+# > one of the variables needed for gradient computation has been modified
+# > by an inplace operation
 # --8<-- [end:demo]
+
+# --8<-- [start:allow_mutation]
+import torch
+
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+with torch.autograd.graph.allow_mutation_on_saved_tensors():
+    y = torch.sigmoid(x)
+    y.mul_(2)  # the saved output is cloned before this write
+    y.sum().backward()  # backward runs inside the same context
+s = torch.sigmoid(x.detach())
+print(torch.allclose(x.grad, 2 * s * (1 - s)))  # d/dx of 2 * sigmoid(x)
+# > True
+# --8<-- [end:allow_mutation]
+
+allowed_x, allowed_y = x, y  # kept for the checks
 
 # --8<-- [start:leaf]
 import torch
@@ -27,7 +45,7 @@ except RuntimeError as err:
     print(err)
 # > a leaf Variable that requires grad is being used in an in-place operation.
 with torch.no_grad():
-    w.add_(1)  # what an optimizer step does: allowed, not recorded, but still counted
+    w.add_(1)  # as in an optimizer step: allowed, not recorded, but counted
 print(w, w._version)
 # > tensor([2., 2., 2.], requires_grad=True) 1
 # --8<-- [end:leaf]
@@ -55,7 +73,8 @@ x = torch.randn(2, 3)
 h = block(x)
 identity = h  # a second name for the same tensor, not a copy
 out = torch.relu_(h) + identity  # relu_ rewrote h, so "identity" changed too
-print(torch.equal(out, 2 * torch.relu(block(x))))  # relu(h) + relu(h), not relu(h) + h
+# relu(h) + relu(h), not relu(h) + h
+print(torch.equal(out, 2 * torch.relu(block(x))))
 # > True
 # --8<-- [end:alias]
 
@@ -64,7 +83,9 @@ print(torch.equal(out, 2 * torch.relu(block(x))))  # relu(h) + relu(h), not relu
 def _check() -> None:
     import pytest
 
-    saved_modified = "one of the variables needed for gradient computation has been modified by an inplace operation"
+    saved_modified = (
+        "one of the variables needed for gradient computation has been modified by an inplace operation"
+    )
 
     # The full message names the tensor, the op that saved it, and both versions.
     src = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
@@ -107,6 +128,20 @@ def _check() -> None:
     opt.step()  # rewrites the weights that the second Linear saved for backward
     with pytest.raises(RuntimeError, match=saved_modified):
         loss.backward()
+
+    # allow_mutation_on_saved_tensors: the same write as the demo no longer raises, the mutation
+    # happened (y is 2 * sigmoid), and the gradient is the right one for 2 * sigmoid(x).
+    sig_ref = torch.sigmoid(allowed_x.detach())
+    torch.testing.assert_close(allowed_y.detach(), 2 * sig_ref)
+    torch.testing.assert_close(allowed_x.grad, 2 * sig_ref * (1 - sig_ref))
+    ref_x = allowed_x.detach().clone().requires_grad_()
+    (2 * torch.sigmoid(ref_x)).sum().backward()
+    torch.testing.assert_close(allowed_x.grad, ref_x.grad)
+    # Outside the context the same program raises (the demo), so the context is what changed.
+    outside = torch.sigmoid(allowed_x.detach().clone().requires_grad_())
+    outside.mul_(2)
+    with pytest.raises(RuntimeError, match=saved_modified):
+        outside.sum().backward()
 
     # inplace ReLU: same gradients as the out-of-place one (the demo), since its backward reads its output.
     assert torch.equal(inplace_grad, net[0].weight.grad)
