@@ -42,7 +42,8 @@ print(error_of(lambda: layer(torch.ones(4, 2))))
 # > mat1 and mat2 shapes cannot be multiplied (4x2 and 3x2)
 print(error_of(lambda: F.cross_entropy(logits, labels)))
 # > expected target dtype to be Long or Byte, but got Float
-print(error_of(lambda: layer(torch.ones(4, 3, device="meta"))))  # meta: a data-less device every machine has
+# meta: a data-less device every machine has
+print(error_of(lambda: layer(torch.ones(4, 3, device="meta"))))
 # > Tensor on device cpu is not on the expected device meta!
 # --8<-- [end:triage]
 
@@ -84,8 +85,17 @@ def _check() -> None:
         torch.ones(2).sum().backward()
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
         torch.ones(2, requires_grad=True).add_(1)
-    # A 0-d CPU tensor is the one thing allowed to mix with a tensor on another device.
+    # A 0-d CPU tensor is the main thing allowed to mix with a tensor on another device...
     assert (torch.ones(3, device="meta") + torch.tensor(1.0)).device.type == "meta"
+    with pytest.raises(RuntimeError, match="is not on the expected device"):
+        torch.ones(3, device="meta") + torch.tensor([1.0])  # ...a 1-element tensor is not 0-d
+    # ...but not the only one: advanced indexing takes CPU index tensors (and CPU masks), so "the one
+    # exception" was wrong. The result stays on the indexed tensor's device.
+    other = torch.arange(5.0, device="meta")
+    picked = other[torch.tensor([0, 2])]
+    assert picked.device.type == "meta" and picked.shape == (2,)
+    assert other[torch.tensor([True, False, True, False, True])].shape == (3,)
+    other[torch.tensor([1, 3])] = 1.0  # index_put_ with CPU indices works too
 
     # The worst shape bug does not raise: (N, 1) vs (N,) broadcasts to (N, N), with only a UserWarning.
     pred, target = torch.tensor([[1.0], [2.0], [3.0], [4.0]]), torch.tensor([1.0, 2.0, 3.0, 4.0])
