@@ -1,14 +1,16 @@
-"""Device-agnostic code: pick the device once with torch.accelerator, create tensors on it, compare device types."""
+"""Device-agnostic code: pick the device once with torch.accelerator, then create on it."""
 
 # --8<-- [start:demo]
 import torch
 
-device = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 model = torch.nn.Linear(4, 2).to(device)
 x = torch.randn(8, 4, device=device)  # create data where it will be used
 print(model(x).device.type == device.type)
 # > True
-print(torch.device("cuda") == torch.device("cuda:0"))  # so compare .type, not whole devices
+# so compare .type, not whole devices
+print(torch.device("cuda") == torch.device("cuda:0"))
 # > False
 # --8<-- [end:demo]
 
@@ -49,6 +51,16 @@ def _check() -> None:
     with torch.device("meta"):
         assert torch.zeros(2).device.type == "meta"
     assert torch.zeros(2).device.type == "cpu"
+    # Drift alarm: the generic memory statistics the page names exist (recent releases) and answer with
+    # an int (0 where no accelerator holds memory, as on the CPU lane).
+    allocated = torch.accelerator.memory_allocated()
+    assert isinstance(allocated, int) and allocated >= 0
+    assert callable(torch.accelerator.max_memory_allocated) and callable(torch.accelerator.memory_stats)
+    assert callable(torch.accelerator.synchronize) and callable(torch.accelerator.set_device_index)
+    # check_available is a keyword of current_accelerator (torch 2.7+) and defaults to False.
+    import inspect
+
+    assert inspect.signature(torch.accelerator.current_accelerator).parameters["check_available"].default is False
     # Backend-specific modules are reachable generically.
     assert torch.get_device_module("cpu") is torch.cpu
     assert torch.get_device_module(torch.device("cuda")) is torch.cuda

@@ -30,7 +30,8 @@ def predict(model, batch, device):
         return model(batch).argmax(dim=1)
 
 
-device = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 predictions = predict(torch.nn.Linear(4, 3), torch.randn(8, 4), device)
 print(predictions.shape, predictions.device.type == device.type)
 # > torch.Size([8]) True

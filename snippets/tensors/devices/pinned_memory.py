@@ -4,11 +4,14 @@
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-device = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 dataset = TensorDataset(torch.randn(64, 8), torch.randint(0, 3, (64,)))
-loader = DataLoader(dataset, batch_size=16, pin_memory=device.type != "cpu")  # pinning only helps a device copy
+# pinning only helps a device copy
+loader = DataLoader(dataset, batch_size=16, pin_memory=device.type != "cpu")
 for features, labels in loader:
-    features = features.to(device, non_blocking=True)  # asynchronous when the source is pinned
+    # asynchronous when the source is pinned
+    features = features.to(device, non_blocking=True)
     labels = labels.to(device, non_blocking=True)
 print(features.shape, features.device.type == device.type)
 # > torch.Size([16, 8]) True
