@@ -14,7 +14,8 @@ with torch.no_grad():
     a, b = model(x), model(x)
 print(torch.equal(a, b))  # no_grad still applies dropout...
 # > False
-print(model[1].num_batches_tracked)  # ...and still updates BatchNorm's running stats
+# ...and still updates BatchNorm's running stats
+print(model[1].num_batches_tracked)
 # > tensor(2)
 # --8<-- [end:demo]
 
@@ -51,6 +52,21 @@ def _check() -> None:
     assert torch.equal(first, second) and first.is_inference()
     assert model[1].num_batches_tracked.item() == 0
     assert model.training and all(m.training for m in model.modules())
+
+    # Frozen BatchNorm in fine-tuning: model.train() switches every submodule back to training, so
+    # eval mode is what must be re-applied after each train() call; requires_grad_(False) is a flag
+    # on the parameters and survives it.
+    frozen = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.BatchNorm1d(4))
+    frozen[1].eval()
+    frozen[1].requires_grad_(False)
+    frozen.train()
+    assert frozen[1].training  # eval mode was undone
+    assert not any(p.requires_grad for p in frozen[1].parameters())  # the flag was not
+    frozen[1].eval()  # re-applied: the running stats stay put in a training step
+    before = frozen[1].running_mean.clone()
+    frozen(torch.randn(8, 4)).sum().backward()
+    assert torch.equal(frozen[1].running_mean, before)
+    assert frozen[0].weight.grad is not None and frozen[1].weight.grad is None
 
 
 if __name__ == "__main__":
