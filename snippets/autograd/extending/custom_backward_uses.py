@@ -7,7 +7,8 @@ import torch
 class RoundSTE(torch.autograd.Function):
     @staticmethod
     def forward(x):
-        return torch.round(x)  # quantize: its true derivative is 0 almost everywhere
+        # quantize: its true derivative is 0 almost everywhere
+        return torch.round(x)
 
     @staticmethod
     def setup_context(ctx, inputs, output):
@@ -44,11 +45,13 @@ class Softplus(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         (x,) = ctx.saved_tensors
-        return grad_output * torch.sigmoid(x)  # the exact derivative, finite everywhere
+        # the exact derivative, finite everywhere
+        return grad_output * torch.sigmoid(x)
 
 
 x = torch.tensor([0.0, 100.0], requires_grad=True)
-naive = torch.where(x > 20, x, torch.log1p(torch.exp(x)))  # the forward is fine...
+# the forward is fine...
+naive = torch.where(x > 20, x, torch.log1p(torch.exp(x)))
 naive.sum().backward()
 print(x.grad)  # ...but the branch where() discarded still sends inf * 0 = nan
 # > tensor([0.5000,    nan])

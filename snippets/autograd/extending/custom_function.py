@@ -31,7 +31,8 @@ print(type(y.grad_fn).__name__, x.grad)
 # --8<-- [start:test]
 from torch.autograd import gradcheck, gradgradcheck
 
-x64 = torch.randn(6, dtype=torch.float64, requires_grad=True)  # float64: finite differences need it
+# float64: finite differences need it
+x64 = torch.randn(6, dtype=torch.float64, requires_grad=True)
 print(gradcheck(SiLU.apply, (x64,)), gradgradcheck(SiLU.apply, (x64,)))
 # > True True
 # --8<-- [end:test]

@@ -6,7 +6,8 @@ import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)
 h = x * 3
 h.register_hook(lambda grad: print("grad reaching h:", grad))  # read it
-handle = x.register_hook(lambda grad: grad.clamp(max=20.0))  # a returned tensor replaces it
+# a returned tensor replaces it
+handle = x.register_hook(lambda grad: grad.clamp(max=20.0))
 (h**2).sum().backward()
 # > grad reaching h: tensor([ 6., 12.])
 print(x.grad)  # 3 * [6, 12] = [18, 36], clamped before it was accumulated
@@ -28,7 +29,8 @@ def keep_activation(module, inputs, output):
     captured["activation"] = output.detach()
 
 
-def keep_gradient(module, grad_input, grad_output):  # gradients w.r.t. the module's inputs and outputs
+# gradients w.r.t. the module's inputs and outputs
+def keep_gradient(module, grad_input, grad_output):
     captured["grad_output"] = grad_output[0]
 
 
@@ -62,7 +64,8 @@ def unpack(tensor):  # runs in backward, when the tensor is needed
 with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
     loss = model(x).pow(2).mean()
 loss.backward()
-print(kept)  # x; tanh's output (twice: tanh and the 2nd Linear save it); W2; pow's input
+# x; tanh's output (twice: tanh and the 2nd Linear save it); W2; pow's input
+print(kept)
 # > [(32, 64), (32, 64), (32, 64), (64, 1), (32, 1)]
 # --8<-- [end:saved_hooks]
 

@@ -10,11 +10,13 @@ print(x.grad)
 # > tensor([   nan, 0.5000, 0.2500])
 x.grad = None
 with torch.autograd.detect_anomaly():  # debugging only: it slows every op down
-    loss = (torch.sqrt(x) * mask).sum()  # anomaly mode records each op's forward traceback
+    # anomaly mode records each op's forward traceback
+    loss = (torch.sqrt(x) * mask).sum()
     try:
         loss.backward()
     except RuntimeError as err:
-        print(err)  # a warning printed before it shows the forward line of the culprit
+        # a warning printed before it shows the forward line of the culprit
+        print(err)
 # > Function 'SqrtBackward0' returned nan values in its 0th output.
 # --8<-- [end:anomaly]
 
@@ -28,20 +30,24 @@ class Standardize(nn.Module):  # home-made, and missing an epsilon
         return (x - x.mean(dim=1, keepdim=True)) / x.std(dim=1, keepdim=True)
 
 
-model = nn.Sequential(Standardize(), nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))
+model = nn.Sequential(
+    Standardize(), nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1)
+)
 
 
 def check_finite(name):
     def hook(module, inputs, output):
         if not torch.isfinite(output).all():
-            raise RuntimeError(f"first non-finite output: {name} ({type(module).__name__})")
+            kind = type(module).__name__
+            raise RuntimeError(f"first non-finite output: {name} ({kind})")
 
     return hook
 
 
 for name, module in model.named_children():
     module.register_forward_hook(check_finite(name))
-batch = torch.cat([torch.randn(3, 4), torch.zeros(1, 4)])  # a padding row: std 0, so 0 / 0
+# a padding row: std 0, so 0 / 0
+batch = torch.cat([torch.randn(3, 4), torch.zeros(1, 4)])
 try:
     model(batch)
 except RuntimeError as err:

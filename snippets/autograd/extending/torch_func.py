@@ -26,13 +26,16 @@ params = {name: p.detach() for name, p in model.named_parameters()}
 xs, ys = torch.randn(8, 3), torch.randn(8, 1)
 
 
-def loss_one(params, x, y):  # the loss of ONE sample, written as a pure function
-    pred = torch.func.functional_call(model, params, (x.unsqueeze(0),))  # model, run on `params`
+# the loss of ONE sample, written as a pure function
+def loss_one(params, x, y):
+    # model, run on `params`
+    pred = torch.func.functional_call(model, params, (x.unsqueeze(0),))
     return nn.functional.mse_loss(pred, y.unsqueeze(0))
 
 
 per_sample = vmap(grad(loss_one), in_dims=(None, 0, 0))(params, xs, ys)
-print({name: tuple(g.shape) for name, g in per_sample.items()})  # one gradient per sample
+# one gradient per sample
+print({name: tuple(g.shape) for name, g in per_sample.items()})
 # > {'weight': (8, 1, 3), 'bias': (8, 1)}
 # --8<-- [end:per_sample]
 
@@ -48,10 +51,17 @@ x, y = torch.randn(4, 2), torch.randn(4, 1)
 params = dict(model.named_parameters())
 
 inner_loss = nn.functional.mse_loss(functional_call(model, params, (x,)), y)
-grads = torch.autograd.grad(inner_loss, list(params.values()), create_graph=True)
-fast = {name: p - 0.1 * g for (name, p), g in zip(params.items(), grads, strict=True)}  # one SGD step, as a graph
+grads = torch.autograd.grad(
+    inner_loss, list(params.values()), create_graph=True
+)
+# one SGD step, as a graph
+fast = {
+    name: p - 0.1 * g
+    for (name, p), g in zip(params.items(), grads, strict=True)
+}
 
-outer_loss = nn.functional.mse_loss(functional_call(model, fast, (x,)), y)  # the model, on the adapted weights
+# the model, on the adapted weights
+outer_loss = nn.functional.mse_loss(functional_call(model, fast, (x,)), y)
 outer_loss.backward()  # differentiates through the inner step (MAML)
 print(model.weight.grad.shape, torch.equal(model.weight, params["weight"]))
 # > torch.Size([1, 2]) True

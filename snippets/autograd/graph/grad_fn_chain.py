@@ -14,7 +14,8 @@ leaf_names = {id(w): "w", id(b): "b"}
 def label(node):
     if node is None:
         return "None"  # an input that needs no gradient: x
-    if hasattr(node, "variable"):  # AccumulateGrad: the node that writes a leaf's .grad
+    # AccumulateGrad: the node that writes a leaf's .grad
+    if hasattr(node, "variable"):
         return f"AccumulateGrad({leaf_names[id(node.variable)]})"
     return node.name()
 
@@ -48,7 +49,10 @@ ran = []
 
 
 def record(node):  # a pre-hook fires when the engine is about to run a node
-    name = f"AccumulateGrad({leaf_names[id(node.variable)]})" if hasattr(node, "variable") else node.name()
+    if hasattr(node, "variable"):
+        name = f"AccumulateGrad({leaf_names[id(node.variable)]})"
+    else:
+        name = node.name()
     node.register_prehook(lambda grad_outputs: ran.append(name))
     for child, _ in node.next_functions:
         if child is not None:
@@ -57,8 +61,13 @@ def record(node):  # a pre-hook fires when the engine is about to run a node
 
 record(loss.grad_fn)
 loss.backward()
-print(ran)
-# > ['SumBackward0', 'AddBackward0', 'AccumulateGrad(b)', 'SqueezeBackward4', 'MmBackward0', 'AccumulateGrad(w)']
+print(*ran, sep="\n")
+# > SumBackward0
+# > AddBackward0
+# > AccumulateGrad(b)
+# > SqueezeBackward4
+# > MmBackward0
+# > AccumulateGrad(w)
 # --8<-- [end:order]
 
 order_w, order_b = w, b  # kept for the checks

@@ -25,7 +25,8 @@ import torch
 
 x = torch.tensor(3.0, requires_grad=True)
 y = x**3
-(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)  # 3x^2, itself part of a graph
+# 3x^2, itself part of a graph
+(dy_dx,) = torch.autograd.grad(y, x, create_graph=True)
 (d2y_dx2,) = torch.autograd.grad(dy_dx, x)  # 6x
 print(dy_dx.item(), d2y_dx2.item(), dy_dx.grad_fn is not None)
 # > 27.0 18.0 True

@@ -21,12 +21,14 @@ from torch import nn
 model = nn.Linear(4, 1)
 total = 0.0
 for _ in range(3):  # an evaluation loop that forgot no_grad
-    total += model(torch.randn(8, 4)).pow(2).mean()  # keeps every batch's graph alive
+    # keeps every batch's graph alive
+    total += model(torch.randn(8, 4)).pow(2).mean()
 print(type(total).__name__, total.grad_fn.name())
 # > Tensor AddBackward0
 running = 0.0
 for _ in range(3):
-    running += model(torch.randn(8, 4)).pow(2).mean().item()  # a float: each graph is freed
+    # a float: each graph is freed
+    running += model(torch.randn(8, 4)).pow(2).mean().item()
 print(type(running).__name__)
 # > float
 # --8<-- [end:logging]

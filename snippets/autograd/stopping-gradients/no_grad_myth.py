@@ -13,7 +13,8 @@ with torch.no_grad():  # does not lock anything...
 print(torch.equal(model.weight, before))
 # > False
 with torch.no_grad():
-    loss = model(torch.ones(4, 2)).pow(2).mean()  # forward by mistake under no_grad
+    # forward by mistake under no_grad
+    loss = model(torch.ones(4, 2)).pow(2).mean()
 try:
     loss.backward()
 except RuntimeError as err:

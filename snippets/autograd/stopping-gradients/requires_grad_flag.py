@@ -19,7 +19,8 @@ except RuntimeError as err:
 print(a.argmax().requires_grad)  # integer results are never tracked
 # > False
 bn = nn.BatchNorm1d(2)
-print(bn.weight.requires_grad, bn.running_mean.requires_grad)  # parameter vs buffer
+# parameter vs buffer
+print(bn.weight.requires_grad, bn.running_mean.requires_grad)
 # > True False
 # --8<-- [end:demo]
 

@@ -8,7 +8,8 @@ with torch.no_grad():  # a mode for a block: nothing inside is recorded
     y = w * 2
 print(y.requires_grad, y.grad_fn)
 # > False None
-(y * w).sum().backward()  # y is an ordinary tensor: later graphs may use it as a constant
+# y is an ordinary tensor: later graphs may use it as a constant
+(y * w).sum().backward()
 print(w.grad)
 # > tensor([2., 2.])
 # --8<-- [end:no_grad]
@@ -17,7 +18,8 @@ print(w.grad)
 import torch
 
 w = torch.ones(2, requires_grad=True)
-with torch.inference_mode():  # no_grad, plus no version counters or view tracking
+# no_grad, plus no version counters or view tracking
+with torch.inference_mode():
     t = w * 2
 print(t.requires_grad, t.is_inference())
 # > False True
@@ -26,7 +28,8 @@ try:
 except RuntimeError as err:
     print(str(err).split(".")[0])
 # > Inference tensors cannot be saved for backward
-(t.clone() * w).sum().backward()  # a clone made outside the mode is a normal tensor
+# a clone made outside the mode is a normal tensor
+(t.clone() * w).sum().backward()
 print(w.grad)
 # > tensor([2., 2.])
 try:
@@ -52,8 +55,8 @@ print(e._version)  # ...is counted on e as well
 try:
     e.sum().backward()
 except RuntimeError as err:
-    print(str(err).split(":")[0])
-# > one of the variables needed for gradient computation has been modified by an inplace operation
+    print(str(err).split(" has been ")[1].split(":")[0])
+# > modified by an inplace operation
 # --8<-- [end:detach]
 
 # --8<-- [start:freeze]
@@ -63,10 +66,12 @@ from torch import nn
 model = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
 model[1].requires_grad_(False)  # freeze the second layer's parameters
 model(torch.ones(1, 2)).sum().backward()
-print(model[0].weight.grad is None, model[1].weight.grad is None)  # grads still flow *through* it
+# grads still flow *through* it
+print(model[0].weight.grad is None, model[1].weight.grad is None)
 # > False True
 frozen_first = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2))
-h = frozen_first[0](torch.ones(1, 2)).detach()  # detach cuts the path to everything before it
+# detach cuts the path to everything before it
+h = frozen_first[0](torch.ones(1, 2)).detach()
 frozen_first[1](h).sum().backward()
 print(frozen_first[0].weight.grad is None, frozen_first[1].weight.grad is None)
 # > True False

@@ -8,8 +8,10 @@ print(torch.tensor(1.5).dtype, torch.tensor(3).dtype, torch.tensor(True).dtype)
 # > torch.float32 torch.int64 torch.bool
 print(torch.tensor([1, 2.5]).dtype, torch.get_default_dtype())
 # > torch.float32 torch.float32
-print(torch.tensor(np.array([1.5, 2.5])).dtype, torch.tensor(np.float64(1.5)).dtype)
-# > torch.float64 torch.float64
+print(torch.tensor(np.array([1.5, 2.5])).dtype)  # NumPy's float64 is kept
+# > torch.float64
+print(torch.tensor(np.float64(1.5)).dtype)
+# > torch.float64
 # --8<-- [end:literals]
 
 # --8<-- [start:promotion]
@@ -17,15 +19,21 @@ import torch
 
 i32 = torch.tensor([1, 2], dtype=torch.int32)
 f16 = torch.tensor([1.0, 2.0], dtype=torch.float16)
-print((i32 + 7).dtype, (i32 + 0.5).dtype)  # a Python scalar only decides the category
+# a Python scalar only decides the category
+print((i32 + 7).dtype, (i32 + 0.5).dtype)
 # > torch.int32 torch.float32
-print((f16 + torch.tensor(1.0, dtype=torch.float64)).dtype)  # a 0-d tensor of the same category
+# a 0-d tensor of the same category
+print((f16 + torch.tensor(1.0, dtype=torch.float64)).dtype)
 # > torch.float16
-print((f16 + torch.ones(2, dtype=torch.float64)).dtype)  # two dimensioned tensors
+# two dimensioned tensors
+print((f16 + torch.ones(2, dtype=torch.float64)).dtype)
 # > torch.float64
-print(torch.result_type(torch.tensor([1], dtype=torch.uint8), torch.tensor([1], dtype=torch.int8)))
+u8 = torch.tensor([1], dtype=torch.uint8)
+i8 = torch.tensor([1], dtype=torch.int8)
+print(torch.result_type(u8, i8))
 # > torch.int16
-print((torch.tensor([3, 4]) / torch.tensor([2, 2])).dtype, (torch.tensor([3, 4]) // 2).dtype)
+ints = torch.tensor([3, 4])
+print((ints / torch.tensor([2, 2])).dtype, (ints // 2).dtype)
 # > torch.float32 torch.int64
 # --8<-- [end:promotion]
 

@@ -12,11 +12,14 @@ print(e.untyped_storage().nbytes(), r.untyped_storage().nbytes())
 # > 12 48
 print(e.untyped_storage().data_ptr() == bias.untyped_storage().data_ptr())
 # > True
-print(torch.tensor([1, 2]).repeat(2).tolist(), torch.tensor([1, 2]).repeat_interleave(2).tolist())
+pair = torch.tensor([1, 2])
+print(pair.repeat(2).tolist(), pair.repeat_interleave(2).tolist())
 # > [1, 2, 1, 2] [1, 1, 2, 2]
 # --8<-- [end:demo]
 
 # --8<-- [start:write_trap]
+import textwrap
+
 import torch
 
 bias = torch.tensor([1.0, 2.0, 3.0])
@@ -27,8 +30,9 @@ print(e[0].tolist())
 try:
     e.add_(1)  # four elements per address: refused
 except RuntimeError as err:
-    print(str(err).split(".")[0])
-# > unsupported operation: more than one element of the written-to tensor refers to a single memory location
+    print(textwrap.fill(str(err).split(".")[0], 70))
+# > unsupported operation: more than one element of the written-to tensor
+# > refers to a single memory location
 safe = e.clone()  # own memory, ordinary strides
 safe.add_(1)
 print(safe.stride(), bias.tolist())

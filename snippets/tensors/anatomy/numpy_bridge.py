@@ -11,7 +11,8 @@ also_shared = torch.from_numpy(a)
 a[0] = 99.0
 print(copied[0].item(), shared[0].item(), also_shared[0].item())
 # > 1.0 99.0 99.0
-converted = torch.as_tensor(a, dtype=torch.float32)  # a dtype change forces a copy
+# a dtype change forces a copy
+converted = torch.as_tensor(a, dtype=torch.float32)
 a[1] = -1.0
 print(converted[1].item(), shared[1].item())
 # > 2.0 -1.0
@@ -24,8 +25,9 @@ w = torch.ones(3, requires_grad=True)
 try:
     w.numpy()
 except RuntimeError as err:
-    print(err)
-# > Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.
+    print(str(err).replace(". ", ".\n"))
+# > Can't call numpy() on Tensor that requires grad.
+# > Use tensor.detach().numpy() instead.
 arr = w.detach().numpy()  # no copy: arr and w share memory
 arr[0] = 5.0
 print(w)

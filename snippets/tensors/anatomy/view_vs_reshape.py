@@ -22,12 +22,14 @@ t = m.t()  # shape (3, 2), strides (1, 3)
 try:
     t.view(6)  # would merge two dims that are not back to back in memory
 except RuntimeError as err:
-    print(str(err).split(" (")[0])  # the message goes on to suggest .reshape(...)
+    # the message goes on to suggest .reshape(...)
+    print(str(err).split(" (")[0])
 # > view size is not compatible with input tensor's size and stride
 flat = t.reshape(6)  # no view exists, so reshape copies
 print(flat.untyped_storage().data_ptr() == m.untyped_storage().data_ptr())
 # > False
-print(m.reshape(3, 2).untyped_storage().data_ptr() == m.untyped_storage().data_ptr())
+same_storage = m.reshape(3, 2).untyped_storage().data_ptr()
+print(same_storage == m.untyped_storage().data_ptr())
 # > True
 print(m.contiguous() is m, t.contiguous().stride())
 # > True (2, 1)

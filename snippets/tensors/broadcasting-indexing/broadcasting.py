@@ -7,8 +7,10 @@ a = torch.ones(3, 1)
 b = torch.ones(1, 4)
 print((a + b).shape)  # (3, 1) and (1, 4): every size-1 dim stretches
 # > torch.Size([3, 4])
-print(torch.broadcast_shapes((4,), (3, 1)), torch.broadcast_shapes((5, 1, 4), (3, 1)))
-# > torch.Size([3, 4]) torch.Size([5, 3, 4])
+print(torch.broadcast_shapes((4,), (3, 1)))
+# > torch.Size([3, 4])
+print(torch.broadcast_shapes((5, 1, 4), (3, 1)))
+# > torch.Size([5, 3, 4])
 try:
     a.add_(b)  # the result is (3, 4), but a only has room for (3, 1)
 except RuntimeError as err:
@@ -28,8 +30,10 @@ pred = torch.tensor([[1.0], [2.0], [3.0]])  # a model's output, shape (3, 1)
 target = torch.tensor([1.0, 2.0, 3.0])  # the labels, shape (3,)
 print((pred - target).shape)  # every prediction minus every label
 # > torch.Size([3, 3])
-print(((pred - target) ** 2).mean().item(), ((pred.squeeze(1) - target) ** 2).mean().item())
-# > 1.3333333730697632 0.0
+print(((pred - target) ** 2).mean().item())  # the mean over 9 pairs
+# > 1.3333333730697632
+print(((pred.squeeze(1) - target) ** 2).mean().item())
+# > 0.0
 # --8<-- [end:silent]
 
 

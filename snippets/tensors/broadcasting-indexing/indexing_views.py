@@ -6,7 +6,8 @@ import torch
 grid = torch.arange(12).reshape(3, 4)
 basic = grid[1:, ::2]  # ints, slices, None, ...: a view
 fancy = grid[[0, 2]]  # a list or an integer tensor: a copy
-masked = grid[grid > 8]  # a boolean mask: a copy, 1-D, its length known only from the data
+# a boolean mask: a copy, 1-D, its length known only from the data
+masked = grid[grid > 8]
 basic[0, 0] = -1
 fancy[0, 0] = -2
 masked[0] = -3
@@ -22,13 +23,15 @@ import torch
 x = torch.zeros(5)
 x[[1, 3]] = 7.0  # on the left of `=`, advanced indexing writes into x
 x[x > 5] += 1.0  # reads a copy, adds, writes back through the same mask
-x[[1, 3]][0] = 99.0  # chained: the first [] made a copy, and the write lands in it
+# chained: the first [] made a copy, and the write lands in it
+x[[1, 3]][0] = 99.0
 print(x)
 # > tensor([0., 8., 0., 8., 0.])
 y = torch.zeros(5)
 y[[0, 0, 2]] += 1.0  # a repeated index is read once and written once
 z = torch.zeros(5)
-z.index_add_(0, torch.tensor([0, 0, 2]), torch.ones(3))  # adds once per occurrence
+# adds once per occurrence
+z.index_add_(0, torch.tensor([0, 0, 2]), torch.ones(3))
 print(y, z)
 # > tensor([1., 0., 1., 0., 0.]) tensor([2., 0., 1., 0., 0.])
 # --8<-- [end:assign]

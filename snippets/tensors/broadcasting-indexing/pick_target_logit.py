@@ -3,12 +3,17 @@
 # --8<-- [start:demo]
 import torch
 
-logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0], [1.0, 4.0, 0.0], [0.3, -0.2, 0.9]])
+logits = torch.tensor([[2.0, 0.5, -1.0],
+                       [0.1, 0.2, 3.0],
+                       [1.0, 4.0, 0.0],
+                       [0.3, -0.2, 0.9]])
 target = torch.tensor([0, 2, 1, 2])  # one class id per row
-picked = logits[torch.arange(len(target)), target]  # pairs (0, 0), (1, 2), (2, 1), (3, 2)
+# pairs (0, 0), (1, 2), (2, 1), (3, 2)
+picked = logits[torch.arange(len(target)), target]
 print(picked)
 # > tensor([2.0000, 3.0000, 4.0000, 0.9000])
-same = logits.gather(1, target.unsqueeze(1)).squeeze(1)  # index has logits' ndim: (4, 1)
+# index has logits' ndim: (4, 1)
+same = logits.gather(1, target.unsqueeze(1)).squeeze(1)
 print(torch.equal(picked, same))
 # > True
 print(logits[:, target].shape)  # the slip: every row at every target
@@ -19,7 +24,10 @@ print(logits[:, target].shape)  # the slip: every row at every target
 import torch
 import torch.nn.functional as F
 
-logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0], [1.0, 4.0, 0.0], [0.3, -0.2, 0.9]])
+logits = torch.tensor([[2.0, 0.5, -1.0],
+                       [0.1, 0.2, 3.0],
+                       [1.0, 4.0, 0.0],
+                       [0.3, -0.2, 0.9]])
 target = torch.tensor([0, 2, 1, 2])
 log_probs = logits.log_softmax(dim=1)  # stable: never log(softmax(x))
 loss = -log_probs.gather(1, target.unsqueeze(1)).mean()

@@ -14,7 +14,8 @@ def summarize_loop(scores, lengths, k=3):
     return torch.stack(means), torch.stack(best), torch.stack(top)
 
 
-scores = torch.randn(6, 10)  # a padded batch: row i has lengths[i] real positions
+# a padded batch: row i has lengths[i] real positions
+scores = torch.randn(6, 10)
 lengths = torch.tensor([10, 3, 7, 5, 9, 4])
 # --8<-- [end:loop]
 
@@ -22,14 +23,16 @@ lengths = torch.tensor([10, 3, 7, 5, 9, 4])
 # --8<-- [start:vectorized]
 def summarize(scores, lengths, k=3):
     positions = torch.arange(scores.shape[1], device=scores.device)
-    real = positions < lengths[:, None]  # (B, T) mask, by broadcasting (B, 1) against (T,)
+    # (B, T) mask, by broadcasting (B, 1) against (T,)
+    real = positions < lengths[:, None]
     means = torch.where(real, scores, 0.0).sum(dim=1) / lengths
     ranked = scores.masked_fill(~real, float("-inf"))  # padding can never win
     return means, ranked.argmax(dim=1), ranked.topk(k, dim=1).indices
 
 
 fast, slow = summarize(scores, lengths), summarize_loop(scores, lengths)
-print(torch.allclose(fast[0], slow[0]), torch.equal(fast[1], slow[1]), torch.equal(fast[2], slow[2]))
+same_means = torch.allclose(fast[0], slow[0])
+print(same_means, torch.equal(fast[1], slow[1]), torch.equal(fast[2], slow[2]))
 # > True True True
 # --8<-- [end:vectorized]
 

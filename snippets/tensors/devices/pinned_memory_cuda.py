@@ -3,8 +3,10 @@
 # --8<-- [start:demo]
 import torch
 
-pageable = torch.randn(32 * 1024 * 1024)  # 128 MB of ordinary, pageable host memory
-pinned = pageable.pin_memory()  # a page-locked copy the GPU can read directly (DMA)
+# 128 MB of ordinary, pageable host memory
+pageable = torch.randn(32 * 1024 * 1024)
+# a page-locked copy the GPU can read directly (DMA)
+pinned = pageable.pin_memory()
 print(pageable.is_pinned(), pinned.is_pinned())
 # > False True
 
@@ -14,14 +16,17 @@ torch.cuda.synchronize()
 stream = torch.cuda.current_stream()
 for _ in range(10):
     x @ x  # keep the GPU busy for a while
-on_gpu = pinned.to("cuda", non_blocking=True)  # queued behind the matmuls; Python moves on at once
+# queued behind the matmuls; Python moves on at once
+on_gpu = pinned.to("cuda", non_blocking=True)
 print(stream.query())
 # > False
-blocking = pageable.to("cuda")  # non_blocking=False: returns only when this copy, and all before it, is done
+# non_blocking=False: returns only when this copy, and all before it, is done
+blocking = pageable.to("cuda")
 print(stream.query())
 # > True
 
-back = (on_gpu * 2).to("cpu", non_blocking=True)  # lands in pinned host memory, asynchronously
+# lands in pinned host memory, asynchronously
+back = (on_gpu * 2).to("cpu", non_blocking=True)
 torch.cuda.synchronize()  # only now is `back` safe to read
 print(torch.equal(back, pageable * 2), torch.equal(on_gpu, blocking))
 # > True True

@@ -3,7 +3,8 @@
 # --8<-- [start:demo]
 import torch
 
-x = torch.randn(512, 512, device="meta")  # shapes and dtypes, no values: like work still queued on a GPU
+# shapes and dtypes, no values: like work still queued on a GPU
+x = torch.randn(512, 512, device="meta")
 
 
 def needs_values(op):
@@ -14,12 +15,18 @@ def needs_values(op):
     return False
 
 
-print(needs_values(lambda: x @ x), needs_values(lambda: x.argmax()), needs_values(lambda: torch.where(x > 0, x, 0.0)))
-# > False False False
-print(needs_values(lambda: x.sum().item()), needs_values(lambda: bool((x > 0).any())), needs_values(lambda: x.tolist()))
-# > True True True
-print(needs_values(lambda: x[x > 0]), needs_values(lambda: torch.nonzero(x)), needs_values(lambda: torch.unique(x)))
-# > True True True
+# fixed output shapes: queued like any kernel
+print([needs_values(op) for op in (
+    lambda: x @ x, lambda: x.argmax(), lambda: torch.where(x > 0, x, 0.0))])
+# > [False, False, False]
+# a value on the host
+print([needs_values(op) for op in (
+    lambda: x.sum().item(), lambda: bool((x > 0).any()), lambda: x.tolist())])
+# > [True, True, True]
+# an output size that depends on the values
+print([needs_values(op) for op in (
+    lambda: x[x > 0], lambda: torch.nonzero(x), lambda: torch.unique(x))])
+# > [True, True, True]
 # --8<-- [end:demo]
 
 

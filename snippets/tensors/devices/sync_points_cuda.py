@@ -16,11 +16,16 @@ def syncs(op):
     return any("synchronizing CUDA operation" in str(w.message) for w in caught)
 
 
-torch.cuda.set_sync_debug_mode("warn")  # warn on every implicit host-device synchronization
-print(syncs(lambda: x @ x), syncs(lambda: x.argmax()), syncs(lambda: torch.where(mask, x, 0.0)))
-# > False False False
-print(syncs(lambda: x.sum().item()), syncs(lambda: bool(mask.any())), syncs(lambda: x[mask]))
-# > True True True
+# warn on every implicit host-device synchronization
+torch.cuda.set_sync_debug_mode("warn")
+print(syncs(lambda: x @ x), syncs(lambda: x.argmax()))
+# > False False
+print(syncs(lambda: torch.where(mask, x, 0.0)))
+# > False
+print(syncs(lambda: x.sum().item()), syncs(lambda: bool(mask.any())))
+# > True True
+print(syncs(lambda: x[mask]))
+# > True
 print(syncs(lambda: mask.nonzero()), syncs(lambda: x.cpu()))
 # > True True
 torch.cuda.set_sync_debug_mode("default")

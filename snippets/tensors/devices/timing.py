@@ -5,11 +5,16 @@ import torch
 from torch.utils import benchmark
 
 a = torch.randn(256, 256)
-timer = benchmark.Timer(stmt="a @ a", globals={"a": a})  # num_threads defaults to 1
-m = timer.blocked_autorange(min_run_time=0.05)  # warm-up, then blocks of runs until 0.05 s is spent
-print(m.task_spec.num_threads, m.median > 0, len(m.times) >= 1)  # print(m) reports the median per run
+# num_threads defaults to 1
+timer = benchmark.Timer(stmt="a @ a", globals={"a": a})
+# warm-up, then blocks of runs until 0.05 s is spent
+m = timer.blocked_autorange(min_run_time=0.05)
+# print(m) reports the median per run
+print(m.task_spec.num_threads, m.median > 0, len(m.times) >= 1)
 # > 1 True True
-all_cores = benchmark.Timer(stmt="a @ a", globals={"a": a}, num_threads=torch.get_num_threads())
+all_cores = benchmark.Timer(
+    stmt="a @ a", globals={"a": a}, num_threads=torch.get_num_threads()
+)
 print(all_cores.timeit(20).number_per_run)
 # > 20
 # --8<-- [end:demo]

@@ -11,7 +11,8 @@ torch.cuda.synchronize()
 
 for _ in range(10):
     y = x @ x  # each call queues a kernel and returns at once
-print(torch.cuda.current_stream().query())  # has the GPU finished the queue? not yet
+# has the GPU finished the queue? not yet
+print(torch.cuda.current_stream().query())
 # > False
 torch.cuda.synchronize()  # block until every queued kernel has run
 print(torch.cuda.current_stream().query())
@@ -22,7 +23,8 @@ def wall_ms(fn):
     torch.cuda.synchronize()  # start from an idle GPU
     start = time.perf_counter()
     fn()
-    torch.cuda.synchronize()  # stop the clock when the GPU is done, not when Python is
+    # stop the clock when the GPU is done, not when Python is
+    torch.cuda.synchronize()
     return (time.perf_counter() - start) * 1e3
 
 
@@ -32,7 +34,8 @@ begin.record()  # events are queued on the stream, on either side of the kernel
 y = x @ x
 end.record()
 end.synchronize()  # elapsed_time needs the end event to have happened
-print(wall_ms(lambda: x @ x) > 0, begin.elapsed_time(end) > 0)  # both in milliseconds
+# both in milliseconds
+print(wall_ms(lambda: x @ x) > 0, begin.elapsed_time(end) > 0)
 # > True True
 # --8<-- [end:demo]
 

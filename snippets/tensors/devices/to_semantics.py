@@ -4,13 +4,15 @@
 import torch
 
 x = torch.ones(3)
-print(x.to("cpu") is x, x.to(torch.float32) is x)  # nothing to convert: x itself comes back
+# nothing to convert: x itself comes back
+print(x.to("cpu") is x, x.to(torch.float32) is x)
 # > True True
 y = x.to("meta")  # a real move: a new tensor, and x stays where it was
 print(y is x, x.device, y.device)
 # > False cpu meta
 model = torch.nn.Linear(3, 2)
-print(model.to("meta") is model, model.weight.device)  # in place, and returns self for chaining
+# in place, and returns self for chaining
+print(model.to("meta") is model, model.weight.device)
 # > True meta
 # --8<-- [end:demo]
 

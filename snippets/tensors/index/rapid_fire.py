@@ -3,9 +3,11 @@
 # --8<-- [start:constructors]
 import torch
 
-print(torch.Tensor(3).shape, torch.Tensor(3).dtype)  # legacy constructor: 3 uninitialised floats
+# legacy constructor: 3 uninitialised floats
+print(torch.Tensor(3).shape, torch.Tensor(3).dtype)
 # > torch.Size([3]) torch.float32
-print(torch.tensor(3).shape, torch.tensor(3).dtype)  # the value 3, as a 0-d int64 scalar
+# the value 3, as a 0-d int64 scalar
+print(torch.tensor(3).shape, torch.tensor(3).dtype)
 # > torch.Size([]) torch.int64
 # --8<-- [end:constructors]
 
@@ -13,9 +15,11 @@ print(torch.tensor(3).shape, torch.tensor(3).dtype)  # the value 3, as a 0-d int
 import torch
 
 a, b = torch.zeros(2, 3), torch.ones(2, 3)
-print(torch.cat([a, b]).shape, torch.cat([a, b], dim=1).shape)  # joins along an existing dim
+# joins along an existing dim
+print(torch.cat([a, b]).shape, torch.cat([a, b], dim=1).shape)
 # > torch.Size([4, 3]) torch.Size([2, 6])
-print(torch.stack([a, b]).shape)  # adds a new dim: the inputs must have equal shapes
+# adds a new dim: the inputs must have equal shapes
+print(torch.stack([a, b]).shape)
 # > torch.Size([2, 2, 3])
 # --8<-- [end:stack_cat]
 
@@ -23,7 +27,8 @@ print(torch.stack([a, b]).shape)  # adds a new dim: the inputs must have equal s
 import torch
 
 logits = torch.zeros(1, 1)  # a batch of one, one output unit
-print(logits.squeeze().shape, logits.squeeze(1).shape)  # squeeze() dropped the batch dim too
+# squeeze() dropped the batch dim too
+print(logits.squeeze().shape, logits.squeeze(1).shape)
 # > torch.Size([]) torch.Size([1])
 # --8<-- [end:squeeze]
 
@@ -39,7 +44,8 @@ print(x.mT.shape, x.transpose(-2, -1).shape, x.permute(2, 1, 0).shape)
 import torch
 
 t = torch.tensor([1.5, 2.5], requires_grad=True)
-print(type(t.sum().item()).__name__, t.tolist())  # Python objects: they leave torch entirely
+# Python objects: they leave torch entirely
+print(type(t.sum().item()).__name__, t.tolist())
 # > float [1.5, 2.5]
 d = t.detach()  # still a tensor, same memory, no graph
 print(d.requires_grad, d.data_ptr() == t.data_ptr())
