@@ -147,9 +147,10 @@ def _check() -> None:
 
         def __getitem__(self, i):
             deadline = time.monotonic() + 30
-            while i == 0 and not os.path.exists(self.flag) and time.monotonic() < deadline:
+            while True:  # every line runs for every item (coverage counts worker lines)
                 time.sleep(0.01)
-            return i
+                if i != 0 or os.path.exists(self.flag) or time.monotonic() > deadline:
+                    return i
 
     with tempfile.TemporaryDirectory() as tmp:
         flag = os.path.join(tmp, "main_got_a_batch")
