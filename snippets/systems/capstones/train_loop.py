@@ -8,24 +8,18 @@ import tempfile
 import torch
 from torch import nn
 
-device = (
-    torch.accelerator.current_accelerator()
-    if torch.accelerator.is_available()
-    else torch.device("cpu")
-)
+device = (torch.accelerator.current_accelerator(check_available=True)
+          or torch.device("cpu"))
 amp_dtype = torch.float16 if device.type == "cuda" else torch.bfloat16
 ACCUM = 2  # micro-batches per optimizer step
 
 
 def make_training():
-    model = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 1)).to(
-        device
-    )
+    model = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 1))
+    model = model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-2)
-    # fp16 only
-    scaler = torch.amp.GradScaler(
-        device.type, enabled=amp_dtype == torch.float16
-    )
+    fp16 = amp_dtype == torch.float16
+    scaler = torch.amp.GradScaler(device.type, enabled=fp16)  # fp16 only
     return model, optimizer, scaler
 
 

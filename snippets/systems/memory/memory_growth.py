@@ -59,16 +59,16 @@ def alive():
 
 
 with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-    for step in range(10):
+    for _ in range(10):
         loss = model(torch.randn(4, 8)).square().mean()
         loss.backward()  # frees what this step saved
     print("backward():", alive())
-    for step in range(10):
+    for _ in range(10):
         loss = model(torch.randn(4, 8)).square().mean()
         loss.backward(retain_graph=True)  # this step's activations stay ...
     print("retain_graph, plain loop:", alive())  # ... until `loss` is rebound
     total = 0
-    for step in range(10):
+    for _ in range(10):
         loss = model(torch.randn(4, 8)).square().mean()
         loss.backward(retain_graph=True)
         total = total + loss  # a chain that keeps every graph alive
@@ -158,7 +158,7 @@ def _check() -> None:
     # Reading a kept node's saved tensor proves backward freed it.
     node = chain.grad_fn.next_functions[1][0]  # the last step's MeanBackward0
     with pytest.raises(RuntimeError, match="already been freed"):
-        node.next_functions[0][0]._saved_self  # PowBackward0's input
+        _ = node.next_functions[0][0]._saved_self  # PowBackward0's input
 
     # retain_graph=True in a plain loop: not a leak. The previous graph lives
     # until `loss` is rebound, so the peak is about two steps' activations and

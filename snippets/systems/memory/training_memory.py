@@ -38,6 +38,22 @@ print(f"Adam {adam / mib:.2f} MiB, activations {acts:.2f} (batch 64)")
 
 # ---- checks: run by the tests, never shown on the page ----
 def _check() -> None:
+    import inspect
+
+    # Drift alarm: the device-generic memory counters the page names exist on
+    # 2.14, take an optional device index, and read 0 with no accelerator.
+    for name in (
+        "memory_allocated",
+        "max_memory_allocated",
+        "memory_reserved",
+        "reset_peak_memory_stats",
+    ):
+        fn = getattr(torch.accelerator, name)
+        assert "device_index" in inspect.signature(fn).parameters
+    assert callable(torch.accelerator.empty_cache)
+    if torch.accelerator.current_accelerator() is None:
+        assert torch.accelerator.memory_allocated() == 0
+
     # The estimate matches what the optimizer and autograd really hold after one step.
     optimizer = torch.optim.Adam(model.parameters())
     loss.backward()

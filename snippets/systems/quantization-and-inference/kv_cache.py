@@ -13,7 +13,9 @@ full = F.scaled_dot_product_attention(
     tokens @ wq, tokens @ wk, tokens @ wv, is_causal=True
 )
 
-# With a cache: each step projects only the new token and appends its key and value.
+# With a cache: each step projects only the new token and appends its key
+# and value (torch.cat copies it all each step: real servers write into a
+# preallocated buffer or paged blocks instead)
 k_cache, v_cache, outputs = [], [], []
 with torch.inference_mode():
     for t in range(steps):
@@ -38,6 +40,25 @@ def _check() -> None:
     assert torch.cat(k_cache).shape == (steps, d) and torch.cat(
         v_cache
     ).shape == (steps, d)
+    # What servers do instead of torch.cat: a buffer of the maximum length,
+    # allocated once ([layers, 2, batch, heads, max_len, head_dim]; here one
+    # layer and head), written in place; attention reads the filled prefix.
+    max_len = 16
+    cache = torch.zeros(2, max_len, d)
+    address = cache.data_ptr()
+    prealloc = []
+    with torch.inference_mode():
+        for t in range(steps):
+            new = tokens[t : t + 1]
+            cache[0, t] = new @ wk
+            cache[1, t] = new @ wv
+            prealloc.append(
+                F.scaled_dot_product_attention(
+                    new @ wq, cache[0, : t + 1], cache[1, : t + 1]
+                )
+            )
+    assert cache.data_ptr() == address  # never reallocated
+    torch.testing.assert_close(torch.cat(prealloc), full, atol=1e-5, rtol=1e-5)
     # inference_mode tensors cannot be saved for backward later.
     assert outputs[0].is_inference()
 

@@ -59,6 +59,13 @@ def _check() -> None:
     # Compression: int8 plus one float32 scale per row is about 3.9x smaller than float32.
     assert 32768 / 8448 > 3.8
     assert per_tensor > 10 * per_channel
+    # int4 has 16 codes (-8..7); a symmetric scheme (amax -> 7) uses 15.
+    half = torch.randn(2048)
+    big = torch.cat([half, -half])  # both signs reach the extremes
+    q4 = torch.round(big / (big.abs().max() / 8)).clamp(-8, 7)
+    assert q4.unique().numel() == 16
+    sym = torch.round(big / (big.abs().max() / 7)).clamp(-7, 7)
+    assert sym.unique().numel() == 15
 
 
 if __name__ == "__main__":
