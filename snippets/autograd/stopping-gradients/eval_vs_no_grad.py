@@ -62,6 +62,12 @@ def _check() -> None:
     frozen.train()
     assert frozen[1].training  # eval mode was undone
     assert not any(p.requires_grad for p in frozen[1].parameters())  # the flag was not
+    # eval() alone freezes nothing: BatchNorm in eval mode still gets gradients for its affine
+    # parameters (only its statistics are fixed).
+    eval_bn = torch.nn.BatchNorm1d(4).eval()
+    (eval_bn(torch.randn(8, 4)) * torch.randn(8, 4)).sum().backward()
+    assert eval_bn.weight.grad is not None and eval_bn.weight.grad.abs().sum() > 0
+    assert eval_bn.bias.grad is not None and eval_bn.num_batches_tracked.item() == 0
     frozen[1].eval()  # re-applied: the running stats stay put in a training step
     before = frozen[1].running_mean.clone()
     frozen(torch.randn(8, 4)).sum().backward()
