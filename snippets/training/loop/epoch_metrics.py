@@ -141,6 +141,19 @@ def _check() -> None:
         return len(found)
 
     assert chain_nodes(10) - chain_nodes(5) == chain_nodes(20) - chain_nodes(15) > 0
+    # Only nodes: the per-step loss tensors themselves are not kept alive by the chain.
+    import gc
+    import weakref
+
+    net, kept, refs = nn.Linear(1, 1), 0.0, []
+    for _ in range(3):
+        step_loss = net(torch.ones(4, 1)).pow(2).mean()
+        step_loss.backward()
+        refs.append(weakref.ref(step_loss))
+        kept = kept + step_loss
+    del step_loss
+    gc.collect()
+    assert all(ref() is None for ref in refs) and kept.grad_fn is not None
     # The saved activations were freed step by step: a pack hook counts what was saved, and the
     # unpack count stays 0 because the graphs are never re-run.
     packed, unpacked = [], []
