@@ -23,14 +23,19 @@ REPORTS_ENV = "VERIFICATION_REPORTS"  # a folder of *.json reports; default: .ca
 UNVERIFIED = "not verified in this build"
 
 
-def add_captions(markdown: str, caption_for: Callable[[list[Include]], str]) -> str:
-    """Insert `caption_for(includes)` after each fence whose body is snippet includes."""
+def add_captions(markdown: str, caption_for: Callable[[list[Include], list[Include]], str]) -> str:
+    """Insert `caption_for(includes, before)` after each fence whose body is snippet includes; `before`
+    holds the includes of the fences a `{.python continuation}` fence continues (it runs after them)."""
     captions: dict[int, str] = {}  # closing line number -> caption paragraph
+    chain: list[Include] = []
     for fence in find_fences(markdown):
         includes = [include for _, text in fence.body if (include := parse_include(text))]
+        before = chain if "continuation" in fence.info.strip("{}").split() else []
+        if fence.info.lstrip("{.").startswith("py"):
+            chain = [*before, *includes]
         if includes and fence.closing_line is not None:
             captions[fence.closing_line] = (
-                f"\n{fence.indent}{caption_for(includes)}\n{fence.indent}{{ .snippet-source }}\n"
+                f"\n{fence.indent}{caption_for(includes, before)}\n{fence.indent}{{ .snippet-source }}\n"
             )
     out = []
     for number, line in enumerate(markdown.split("\n"), start=1):
@@ -151,7 +156,7 @@ def on_page_markdown(markdown, page, config, **kwargs):
     blocks = 0
     verified: dict[Run, int] = {}
 
-    def caption_for(includes: list[Include]) -> str:
+    def caption_for(includes: list[Include], before: list[Include]) -> str:
         nonlocal blocks
         if not any(include.path.endswith(".py") for include in includes):
             return source_links(includes, url_for)  # Markdown shown as an example: nothing to run
@@ -159,7 +164,7 @@ def on_page_markdown(markdown, page, config, **kwargs):
         runs = common_runs(includes, runs_for)
         for run in runs:
             verified[run] = verified.get(run, 0) + 1
-        return caption(includes, runs, url_for, block_run_mode(includes, text_of))
+        return caption(includes, runs, url_for, block_run_mode([*before, *includes], text_of))
 
     markdown = add_captions(markdown, caption_for)
     return add_page_status(markdown, page_status(verified, blocks)) if blocks else markdown

@@ -43,13 +43,14 @@ class Block:
     code: str  # what the reader copies: the expanded fence
     before: str  # for a `continuation` fence, the fences it continues (pasted or saved first)
     includes: tuple  # the snippet includes of the fence
+    before_includes: tuple  # those of the fences it continues
 
 
 @cache
 def page_blocks(page: Path) -> tuple[Block, ...]:
     text = page.read_text(encoding="utf-8")
     fences = {fence.opening_line: fence for fence in find_fences(text)}
-    blocks, previous = [], ""
+    blocks, previous, chain = [], "", ()
     for token in ExpandingParser().parse(text):
         if token.type != "fence" or not token.map:
             continue
@@ -60,8 +61,10 @@ def page_blocks(page: Path) -> tuple[Block, ...]:
         before = previous if "continuation" in info else ""
         fence = fences[line]
         includes = tuple(include for _, body in fence.body if (include := parse_include(body)))
-        blocks.append(Block(page, line, token.content.rstrip("\n"), before, includes))
+        before_includes = chain if before else ()
+        blocks.append(Block(page, line, token.content.rstrip("\n"), before, includes, before_includes))
         previous = (before + "\n" if before else "") + token.content.rstrip("\n")
+        chain = before_includes + includes
     return tuple(blocks)
 
 
@@ -123,7 +126,7 @@ def test_a_block_runs_the_way_its_caption_says(block: Block, tmp_path: Path, mon
     assert shown_code(list(block.includes), _text_of) == block.code, (
         f"{where}: the caption was decided on other code than the block shows (hooks/code_captions.py)"
     )
-    mode = block_run_mode(list(block.includes), _text_of)
+    mode = block_run_mode([*block.before_includes, *block.includes], _text_of)  # as the hook decides
     monkeypatch.chdir(tmp_path)
     if mode == PASTE:
         printed, errors = paste((block.before + "\n" if block.before else "") + block.code)
@@ -138,7 +141,7 @@ def test_a_block_runs_the_way_its_caption_says(block: Block, tmp_path: Path, mon
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "example.py"
         script.write_text(source, encoding="utf-8")
-        if any(starts_processes(Path(include.path)) for include in block.includes):
+        if any(starts_processes(Path(include.path)) for include in block.before_includes + block.includes):
             printed = run_in_subprocess(script)
         else:
             printed = run_in_process(script)

@@ -23,7 +23,7 @@ def url_for(include):
 
 def test_a_caption_follows_each_included_fence_at_its_indentation():
     page = '??? success "Panel"\n    ```python\n    --8<-- "snippets/a/b/c.py:demo"\n    ```\nafter\n'
-    out = add_captions(page, lambda includes: f"CAPTION {includes[0].path}").split("\n")
+    out = add_captions(page, lambda includes, before: f"CAPTION {includes[0].path}").split("\n")
     assert out[:4] == page.split("\n")[:4]
     assert out[4:8] == ["", "    CAPTION snippets/a/b/c.py", "    { .snippet-source }", ""]
     assert out[-2:] == ["after", ""]
@@ -31,7 +31,17 @@ def test_a_caption_follows_each_included_fence_at_its_indentation():
 
 def test_fences_without_includes_get_no_caption():
     page = "```text\nplain\n```\n"
-    assert add_captions(page, lambda includes: "CAPTION") == page
+    assert add_captions(page, lambda includes, before: "CAPTION") == page
+
+
+def test_a_continuation_fence_is_captioned_knowing_the_fences_it_continues():
+    page = (
+        '```python\n--8<-- "snippets/a.py:x"\n```\n\n```{.python continuation}\n--8<-- "snippets/a.py:y"\n```\n'
+        '\n```python\n--8<-- "snippets/b.py:z"\n```\n'
+    )
+    seen = []
+    add_captions(page, lambda includes, before: seen.append(([i.section for i in before], includes[0].section)) or "")
+    assert seen == [([], "x"), (["x"], "y"), ([], "z")]
 
 
 def test_a_verified_block_shows_each_run_and_links_its_source():
