@@ -131,8 +131,8 @@ def overview(modules: list[Module], from_url: str) -> str:
         f'<h2 id="all-modules">All modules</h2><p>Overall: {_count(total)}.</p>'
         # drills.js points these at the first unmarked item and a random one (both: the first, without it)
         '<p class="progress-next">'
-        f'<a class="md-button md-button--primary progress-next__first" href="{start}">Next unmarked question</a> '
-        f'<a class="md-button progress-next__random" href="{start}">Random unmarked</a>'
+        f'<a class="drill-button drill-button--primary progress-next__first" href="{start}">Next unmarked question</a> '
+        f'<a class="drill-button progress-next__random" href="{start}">Random unmarked</a>'
         '<span class="progress-next__done" hidden>Every question and drill is marked. Reset below to go again.</span>'
         f"</p>{blocks}"
         '<div class="progress-reset">'

@@ -90,6 +90,39 @@ def test_spot_the_bug_by_keyboard_alone(conventions):
     assert toggle.get_attribute("aria-pressed") == "true"
 
 
+def test_the_listing_is_one_tab_stop_and_shift_tab_returns_to_the_line_last_used(conventions):
+    drill = conventions.locator(".drill--spot")
+    tab_into(conventions, drill)
+    conventions.keyboard.press("Tab")
+    assert focused(drill.locator('button[data-line="1"]'))
+    conventions.keyboard.press("Tab")  # one Tab leaves the listing (it was one stop per line)
+    assert not drill.locator(".drill-spot__code").evaluate("(code) => code.contains(document.activeElement)")
+    drill.locator('button[data-line="5"]').focus()
+    conventions.keyboard.press("End")
+    last = drill.locator("button.drill-spot__line").last
+    assert focused(last)
+    conventions.keyboard.press("Tab")
+    conventions.keyboard.press("Shift+Tab")
+    assert focused(last)
+    assert drill.locator('button.drill-spot__line[tabindex="0"]').count() == 1
+
+
+def test_on_a_phone_the_verdict_shows_next_to_the_chosen_line(browser, site_url):
+    context = browser.new_context(base_url=site_url, viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = context.new_page()
+    page.goto("distributed/sharded-data-parallelism/")  # the longest listing: its end is screens below its top
+    drill = page.locator(".drill--spot.is-ready").first
+    lines = drill.locator("button.drill-spot__line")
+    for line in (lines.nth(1), lines.last):
+        line.scroll_into_view_if_needed()
+        line.click()
+        verdict = drill.locator(".drill-spot__verdict")
+        box = verdict.bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 844, box
+        assert verdict.inner_text().strip() == drill.locator(".drill__feedback").inner_text().strip()
+    context.close()
+
+
 # ---- step-through --------------------------------------------------------------------------------
 def visible_step(drill) -> str:
     return drill.locator(".drill-steps__step:visible .drill-steps__title").inner_text()
@@ -122,6 +155,16 @@ def test_the_stepper_by_keyboard_alone_stops_at_both_ends(conventions):
     for _ in range(6):
         conventions.keyboard.press("Enter")
     assert drill.locator(".drill-steps__counter").inner_text() == "Step 1 of 6"
+
+
+def test_next_stays_in_place_from_step_to_step(conventions):
+    drill = conventions.locator(".drill--steps")
+    next_button = drill.locator(".drill-steps__next")
+    places = set()
+    for _ in range(5):
+        places.add(round(next_button.bounding_box()["y"] - drill.bounding_box()["y"]))
+        next_button.click()
+    assert len(places) == 1, places  # the viewport is as tall as the tallest step
 
 
 # ---- match ---------------------------------------------------------------------------------------
@@ -212,6 +255,46 @@ def test_the_lists_alone_complete_a_match_by_keyboard_with_check_retry_and_revea
     assert [s.input_value() for s in selects.all()] == ["t1", "t2", "t3", "t4"]
 
 
+def test_a_match_solved_with_the_arrow_keys_alone_scores_full_marks(page):
+    """Walking a closed <select> with ↓ fires `change` at every option passed: no other item may lose
+    its answer to that (it did: 9 right answers by keyboard scored "3 of 9")."""
+    page.goto("normalization/normalization/")
+    drill = page.locator(".drill--match.is-ready")
+    selects = drill.locator(".drill-match__select")
+    tab_into(page, drill)
+    for index, row in enumerate(drill.locator(".drill-match__item").all()):
+        page.keyboard.press("Tab")
+        assert focused(selects.nth(index))
+        answer = row.get_attribute("data-answer")
+        for _ in range(selects.nth(index).locator("option").count()):
+            if selects.nth(index).input_value() == answer:
+                break
+            page.keyboard.press("ArrowDown")
+        assert selects.nth(index).input_value() == answer
+    assert [s.input_value() for s in selects.all()] == [
+        row.get_attribute("data-answer") for row in drill.locator(".drill-match__item").all()
+    ]
+    shown = drill.locator(".drill-match__item").first.locator(".drill-match__shown").inner_text()
+    assert shown == selects.first.locator("option:checked").inner_text()  # the whole chosen text
+    drill.locator(".drill-match__check").click()
+    total = drill.locator(".drill-match__item").count()
+    assert drill.locator(".drill__feedback").inner_text() == f"All {total} right."
+    assert page.console_errors == []
+
+
+def test_an_answer_given_to_two_items_is_kept_and_flagged_at_check(conventions):
+    drill = conventions.locator(".drill--match")
+    selects = drill.locator(".drill-match__select")
+    first_answer = drill.locator(".drill-match__item").first.get_attribute("data-answer")
+    selects.nth(0).select_option(first_answer)
+    selects.nth(1).select_option(first_answer)  # reused: the first item keeps it
+    assert selects.nth(0).input_value() == first_answer
+    drill.locator(".drill-match__check").click()
+    assert drill.locator(".drill-match__item").nth(0).get_attribute("data-verdict") == "right"
+    assert drill.locator(".drill-match__item").nth(1).get_attribute("data-verdict") == "twice"
+    assert "also chosen for another item" in drill.locator(".drill__feedback").inner_text()
+
+
 # ---- flashcards ---------------------------------------------------------------------------------
 def shown_card(drill) -> str:
     return drill.locator(".drill-card:visible").get_attribute("data-card")
@@ -233,7 +316,8 @@ def test_flashcards_reveal_then_again_comes_back_and_got_it_finishes_the_round(c
         drill.locator(".drill-cards__reveal").click()
         drill.locator(".drill-cards__got").click()
     assert seen[0] == second and seen[-1] == first  # the card sent back comes last
-    assert counter.inner_text() == "Round done: you got all 3 cards."
+    front = drill.locator(f'.drill-card[data-card="{first}"] .drill-card__front').inner_text().strip()
+    assert counter.inner_text() == f"Round done: 2 of 3 the first time. Review this one: “{front}”."
     assert drill.locator(".drill-cards__restart").is_visible()
 
 
@@ -246,6 +330,7 @@ def test_flashcards_by_keyboard_alone(conventions):
         assert focused(drill.locator(".drill-cards__got"))
         conventions.keyboard.press("Enter")
     assert focused(drill.locator(".drill-cards__restart"))
+    assert drill.locator(".drill-cards__counter").inner_text() == "Round done: you got all 3 cards."
     conventions.keyboard.press("Enter")
     assert drill.locator(".drill-cards__counter").inner_text() == "Card 1 of 3"
 
@@ -294,6 +379,8 @@ def test_marks_survive_a_reload_and_instant_navigation_and_reset_erases_them(pag
 
 def test_reset_asks_first_and_keep_them_keeps_the_marks(page):
     page.goto(CONVENTIONS)
+    page.locator(".drill--match .progress-toggle").click()  # a demo of the syntax: not counted
+    page.goto("normalization/normalization/")
     page.locator(".drill--match .progress-toggle").click()
     page.goto("progress/")
     overview = page.locator(".progress-overview")
@@ -336,3 +423,20 @@ def test_axe_finds_no_serious_violation_in_the_progress_marks(page, axe_violatio
     page.goto(path)
     page.locator(".progress-toggle, .progress-summary, .progress-overview").first.wait_for()
     assert axe_violations(".progress-toggle, .progress-summary, .progress-overview") == []
+
+
+def test_progress_offers_the_next_and_a_random_unmarked_question(page):
+    page.goto("progress/")
+    overview = page.locator(".progress-overview")
+    items = overview.locator(".progress-item")
+    next_link = overview.locator(".progress-next__first")
+    assert next_link.get_attribute("href") == items.first.locator("a").get_attribute("href")
+    key = items.first.get_attribute("data-progress-key")
+    page.evaluate("(key) => localStorage.setItem('vpip.progress.v1', JSON.stringify({[key]: '2026-12-01'}))", key)
+    page.reload()
+    assert next_link.get_attribute("href") == items.nth(1).locator("a").get_attribute("href")  # the first is marked
+    unmarked = overview.locator(".progress-item:not(.is-done) a").evaluate_all(
+        "(links) => links.map((a) => a.getAttribute('href'))"
+    )
+    assert overview.locator(".progress-next__random").get_attribute("href") in unmarked
+    assert not any("conventions" in href for href in unmarked)  # the demo drills are not items

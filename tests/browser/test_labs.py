@@ -42,7 +42,10 @@ def test_the_download_is_the_committed_notebook(page, path: str) -> None:
 @pytest.mark.parametrize("path", LAB_PAGES)
 def test_open_in_colab_points_at_the_committed_notebook_on_github(page, path: str) -> None:
     page.goto(url_of(path))
-    href = page.locator(".lab-links a", has_text="Open in Colab").get_attribute("href")
+    link = page.locator(".lab-links a", has_text="Open in Colab")
+    href = link.get_attribute("href")
+    # Colab opens beside the guide, not in its place (and cannot reach back through window.opener)
+    assert (link.get_attribute("target"), link.get_attribute("rel")) == ("_blank", "noopener")
     colab = r"https://colab\.research\.google\.com/github/[\w.-]+/[\w.-]+/blob/main/"
     match = re.fullmatch(colab + r"(snippets/\w+/lab\.ipynb)", href)
     assert match, href

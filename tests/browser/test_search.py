@@ -84,6 +84,15 @@ def test_the_query_list_is_well_formed_and_long_enough():
     assert len(queries) >= 60
 
 
+def test_the_list_is_typed_as_people_type():
+    """Lowercase, and class names run together: `gradscaler`, not `GradScaler` (issue 20)."""
+    queries = load_queries(QUERIES.read_text(encoding="utf-8"), str(QUERIES.relative_to(ROOT)), ROOT / "docs")
+    lowercase = [query.text for query in queries if query.text == query.text.lower()]
+    assert len(lowercase) >= 15 and sum(" " in text for text in lowercase) >= 15
+    joined = {"gradscaler", "batchnorm", "layernorm", "crossentropyloss", "dataloader", "distributedsampler"}
+    assert joined <= set(lowercase)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

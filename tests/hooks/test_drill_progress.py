@@ -90,8 +90,8 @@ def test_the_drills_of_pages_outside_the_modules_are_not_counted():
 
 def test_the_overview_offers_the_next_and_a_random_unmarked_item():
     html = overview(modules_from_nav(NAV, ITEMS), "progress/")
-    assert '<a class="md-button md-button--primary progress-next__first" href="../tensors/anatomy/#q1-a">' in html
-    assert '<a class="md-button progress-next__random" href="../tensors/anatomy/#q1-a">Random unmarked</a>' in html
+    assert '<a class="drill-button drill-button--primary progress-next__first" href="../tensors/anatomy/#q1-a">' in html
+    assert '<a class="drill-button progress-next__random" href="../tensors/anatomy/#q1-a">Random unmarked</a>' in html
 
 
 def test_the_overview_lists_modules_with_items_and_offers_a_reset():
