@@ -61,7 +61,7 @@ def rank_index(index_json: str, where: str = "search/search_index.json") -> str:
             "without them the joined words are never searched"
         )
     for doc in docs:
-        for name, source in zip(FIELDS, ("title", "text")):
+        for name, source in zip(FIELDS, ("title", "text"), strict=True):
             words = word_variants(re.sub(r"<[^>]+>", " ", doc.get(source, "")))
             if words:
                 doc[name] = " ".join(words)

@@ -5,9 +5,8 @@ Test ids are the lab paths: `pytest tests/test_labs.py -k tensors` runs one modu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import json
+from pathlib import Path
 
 import pytest
 from lab_format import SOLUTION_TITLE, exercises, notebook_json, parse_lab

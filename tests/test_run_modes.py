@@ -132,9 +132,7 @@ def test_a_block_runs_the_way_its_caption_says(block: Block, tmp_path: Path, mon
         printed, errors = paste((block.before + "\n" if block.before else "") + block.code)
         assert not errors, f"{where}: captioned 'paste at the python prompt', but a paste fails:\n{errors[0]}"
         expected = expected_output(block.code)
-        assert in_order(expected, printed), (
-            f"{where}: pasted, it did not print its `# >` lines in order:\n{printed}"
-        )
+        assert in_order(expected, printed), f"{where}: pasted, it did not print its `# >` lines in order:\n{printed}"
         return
     assert mode == FILE
     source = (block.before + "\n" if block.before else "") + block.code

@@ -141,7 +141,9 @@ def too_wide(text: str, sections: set[str], width: int = SHOWN_WIDTH) -> list[tu
         if section.name not in sections:
             continue
         numbers = [
-            n for n in range(section.first_line, section.last_line + 1) if _pymdownx().match_section(lines[n - 1]) is None
+            n
+            for n in range(section.first_line, section.last_line + 1)
+            if _pymdownx().match_section(lines[n - 1]) is None
         ]
         shown = section_lines(text, section.name)
         for number, line in zip(numbers, shown, strict=True):

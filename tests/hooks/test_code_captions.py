@@ -89,7 +89,9 @@ def test_the_caption_says_how_to_run_the_block():
 def test_the_run_mode_comes_from_the_code_the_block_shows():
     files = {
         "snippets/a/flat.py": '"""d."""\n# --8<-- [start:demo]\nx = 1\nprint(x)\n# --8<-- [end:demo]\n',
-        "snippets/a/gap.py": '"""d."""\n# --8<-- [start:demo]\ndef f():\n    x = 1\n\n    return x\n# --8<-- [end:demo]\n',
+        "snippets/a/gap.py": (
+            '"""d."""\n# --8<-- [start:demo]\ndef f():\n    x = 1\n\n    return x\n# --8<-- [end:demo]\n'
+        ),
         "snippets/a/run_dist.py": '"""d."""\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n',
     }
 

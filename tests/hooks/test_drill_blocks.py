@@ -107,7 +107,9 @@ def test_a_match_becomes_cards_to_drag_and_a_list_to_choose_from(render):
     assert options == [("", "Choose…"), ("t2", "a max with 0"), ("t1", "affine x @ W.T")]
     assert 'aria-labelledby="match-item-1" class="drill-match__select"' in html
     # the chosen answer is shown in full next to the list (a <select> cuts long text at its width)
-    assert '<span class="drill-match__choice"><span aria-hidden="true" class="drill-match__shown">Choose…</span>' in html
+    assert (
+        '<span class="drill-match__choice"><span aria-hidden="true" class="drill-match__shown">Choose…</span>' in html
+    )
 
 
 def test_a_spot_the_bug_with_two_buggy_lines_says_so(render):

@@ -80,10 +80,12 @@ def test_a_module_summary_links_each_item_relative_to_the_index_page():
 
 
 def test_the_drills_of_pages_outside_the_modules_are_not_counted():
-    about = SimpleNamespace(title="About", is_page=False, children=[page("Conventions", "conventions/", "conventions.md")])
+    about = SimpleNamespace(
+        title="About", is_page=False, children=[page("Conventions", "conventions/", "conventions.md")]
+    )
     items = {**ITEMS, "conventions/": (Item("conventions/#spot-the-bug-demo", "Spot the Bug: demo"),)}
     assert [module.title for module in modules_from_nav([*NAV, about], items)] == ["Tensors"]
-    assert "Overall: <span class=\"progress-count\" data-progress-total=\"2\">" in overview(
+    assert 'Overall: <span class="progress-count" data-progress-total="2">' in overview(
         modules_from_nav([*NAV, about], items), "progress/"
     )
 

@@ -37,4 +37,4 @@ def test_drill_code_and_graph_labels_leave_the_index():
     assert exclude_from_search(code) == code[:-1] + " data-search-exclude>"
     graph = '<svg class="drill-graph" viewBox="0 0 9 9">'
     assert exclude_from_search(graph) == graph[:-1] + " data-search-exclude>"
-    assert exclude_from_search("<svg class=\"twemoji\">") == "<svg class=\"twemoji\">"  # icons are no drills
+    assert exclude_from_search('<svg class="twemoji">') == '<svg class="twemoji">'  # icons are no drills

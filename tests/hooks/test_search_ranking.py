@@ -5,7 +5,12 @@ import pytest
 from mkdocs.exceptions import PluginError
 from search_ranking import INTRO_BOOST, on_post_build, rank_index, word_variants
 
-FIELDS = {"title": {"boost": 1000}, "text": {"boost": 1}, "title_variants": {"boost": 100}, "text_variants": {"boost": 1}}
+FIELDS = {
+    "title": {"boost": 1000},
+    "text": {"boost": 1},
+    "title_variants": {"boost": 100},
+    "text_variants": {"boost": 1},
+}
 
 
 def index(*docs, fields=FIELDS) -> str:
