@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import fcntl
+import json
 import os
 import shutil
 import socket
@@ -52,8 +55,23 @@ def free_port() -> int:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    """The whole site, built once per test session from the working tree, for a free local port."""
-    return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
+    """The whole site, built once per test session from the working tree, for a free local port.
+
+    Under pytest-xdist the workers share one build: the first to ask builds it into the session's common
+    temporary folder while holding a lock; the others wait for it and read what it recorded. Tests only
+    read the built site (a test that breaks a site works on a copy)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
+    shared = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of this run
+    record = shared / "built-site.json"
+    with open(shared / "built-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not record.is_file():
+            build = mkdocs_build(ROOT, shared / "site", f"http://127.0.0.1:{free_port()}/")
+            fields = {**dataclasses.asdict(build), "site": str(build.site)}
+            record.write_text(json.dumps(fields), encoding="utf-8")
+        fields = json.loads(record.read_text(encoding="utf-8"))
+    return Build(**{**fields, "site": Path(fields["site"])})
 
 
 @pytest.fixture

@@ -36,10 +36,7 @@ CHROMIUM_FLAGS = [
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/browser/" in item.nodeid:
-            item.add_marker(pytest.mark.browser)
-            # With pytest-xdist (`--dist loadgroup`) every browser test runs in one worker: one browser,
-            # one site server, and each page loaded once per scheme (`page_audits`) for the session.
-            item.add_marker(pytest.mark.xdist_group("browser"))
+            item.add_marker(pytest.mark.browser)  # all in one xdist worker: tests/plugin/worker_groups.py
 
 
 @pytest.fixture(scope="session")
