@@ -8,7 +8,7 @@
 #                   same selection on the CPU (how the lane is tested without a GPU)
 #   make build      build the site strictly into site/
 #   make labs       rewrite snippets/<chapter>/lab.ipynb (what Colab opens) from each lab.py
-#   make bench      build time, suite overhead, page weight, 10x scale, against their budgets
+#   make bench      build time, suite time by test file and browser check, page weight, 10x scale, budgets
 #   make clean      remove the virtual environment and build outputs
 #   make new-question PAGE=tensors/anatomy NAME=snake_case Q=7 TITLE="…"   scaffold a question
 
@@ -39,10 +39,13 @@ $(AXE): tests/browser/package-lock.json
 serve: $(INSTALLED)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
 
+# One pytest-xdist worker per core (-n auto); each worker's torch on one thread, so they don't fight over
+# the cores. Browser tests share one worker (one browser); a snippet and a fence it proves share one too.
 test: $(INSTALLED) $(AXE)
 	@$(BIN)/python tests/browser/chromium.py >/dev/null
 	$(BIN)/ruff check hooks tests snippets
-	$(BIN)/python -m pytest --cov --cov-report=term-missing:skip-covered --verification-report=.cache/verification/cpu.json
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup \
+		--cov --cov-report=term-missing:skip-covered --verification-report=.cache/verification/cpu.json
 
 # The GPU lane's own environment: only the `gpu` dependency group (torch, pytest, the page expander), so
 # it runs where the docs toolchain is not installed. tests/tools/gpu_lane.py runs the selection to the end
