@@ -2,14 +2,16 @@
 
 Prints one table with PASS/FAIL per budget (issue "Benchmarks"): build time cold and warm, with and
 without the labs, and each plugin's or hook's share; the snippet suite against its physical floor;
-per-snippet and per-lab times; page weight; search index size; and the same build on a synthetic copy
-of the guide at 10x its size.
+per-snippet and per-lab times; page weight; search index size; the whole suite as `make test` runs it,
+split by test file and the browser checks by kind; and the same build on a synthetic copy of the guide
+at 10x its size. `--suite-only` prints just the suite split (no budgets: figures only, never asserted).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import gzip
 import importlib
 import os
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ElementTree
 from collections import defaultdict
 from pathlib import Path
 
@@ -144,6 +147,74 @@ def lab_times() -> dict[str, float]:
     return times
 
 
+# ---- the whole suite, by test file and browser check ---------------------------------------------
+# As `make test` runs it (Makefile): one xdist worker per core, torch on one thread each, coverage on.
+SUITE = ["-n", "auto", "--dist", "loadgroup", "--cov", "--cov-report=", "-q", "-p", "no:cacheprovider"]
+
+
+@dataclasses.dataclass
+class SuiteRun:
+    wall: float
+    returncode: int
+    tests: int
+    by_file: dict[str, tuple[int, float]]  # test file -> (tests, seconds: setup + call + teardown, summed)
+    browser_kinds: dict[str, tuple[int, float]]  # "page load + CSP/host/console (light)" -> (loads, seconds)
+
+
+def suite_run(junit: Path) -> SuiteRun:
+    """Run the suite once with a JUnit XML report and sum its per-test times by file and browser check."""
+    command = [PY, "-m", "pytest", *SUITE, f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env={**ENV, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if not junit.is_file():
+        sys.exit(f"the suite did not run ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+    return read_junit(junit.read_text(encoding="utf-8"), wall, done.returncode)
+
+
+def read_junit(xml: str, wall: float, returncode: int = 0) -> SuiteRun:
+    by_file: dict[str, list[float]] = defaultdict(list)
+    kinds: dict[str, list[float]] = defaultdict(list)
+    cases = ElementTree.fromstring(xml).iter("testcase")
+    for case in cases:
+        by_file[case.get("file") or case.get("classname", "?")].append(float(case.get("time", 0)))
+        for prop in case.iter("property"):
+            if prop.get("name", "").startswith("browser: "):
+                kinds[prop.get("name").removeprefix("browser: ")].append(float(prop.get("value")))
+    return SuiteRun(
+        wall=wall,
+        returncode=returncode,
+        tests=sum(len(t) for t in by_file.values()),
+        by_file={f: (len(t), sum(t)) for f, t in by_file.items()},
+        browser_kinds={k: (len(t), sum(t)) for k, t in kinds.items()},
+    )
+
+
+def print_suite(run: SuiteRun) -> None:
+    total = sum(seconds for _, seconds in run.by_file.values())
+    verdict = "passed" if run.returncode == 0 else f"FAILED (pytest exited {run.returncode})"
+    print(f"\nwhole suite as `make test` runs it: {run.wall:.1f} s wall, {run.tests} tests {verdict}, "
+          f"{total:.1f} s of test time")  # fmt: skip
+    print("(test time = setup + call + teardown summed over tests, on every worker; a session fixture is charged")
+    print(" to the first test that uses it: the site build, the browser start)")
+    print("\nby test file (descending):")
+    for file, (count, seconds) in sorted(run.by_file.items(), key=lambda item: -item[1][1]):
+        print(f"  {seconds:8.1f} s  {100 * seconds / max(total, 1e-9):4.1f} %  {count:4d} tests  {file}")
+    browser = {f: v for f, v in run.by_file.items() if f.startswith("tests/browser/")}
+    print(f"\nbrowser checks by kind ({sum(s for _, s in browser.values()):.1f} s in tests/browser/):")
+    for kind, (count, seconds) in sorted(run.browser_kinds.items()):
+        print(f"  {seconds:8.1f} s  {count:4d}x  {kind}")
+    audited = sum(seconds for _, seconds in run.browser_kinds.values())
+    for file, (count, seconds) in sorted(browser.items(), key=lambda item: -item[1][1]):
+        shared = (
+            " (less the page loads and axe above)"
+            if file.endswith(("test_accessibility.py", "test_csp.py", "test_site.py"))
+            else ""
+        )
+        print(f"  {seconds:8.1f} s  {count:4d}   {file}{shared}")
+    print(f"  (the per-page loads and axe runs above are inside these files' figures: {audited:.1f} s)")
+
+
 # ---- weight -------------------------------------------------------------------------------------
 def transferred(site: Path, page: str) -> int:
     """Gzipped bytes of a page and the same-site CSS/JS it loads on arrival."""
@@ -197,7 +268,14 @@ def verdict(ok: bool) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-suite", action="store_true", help="skip the (slow) full-suite timing")
+    parser.add_argument(
+        "--suite-only", action="store_true", help="only the whole suite, by test file and browser check"
+    )
     args = parser.parse_args()
+    if args.suite_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            print_suite(suite_run(Path(tmp) / "suite.xml"))
+        return
     rows: list[tuple[str, str, str]] = []  # what, figure, budget verdict
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -241,9 +319,12 @@ def main() -> None:
     labs = lab_times()
     rows.append((f"{len(labs)} labs solved in a Jupyter kernel, slowest / total",
                  f"{max(labs.values(), default=0):.2f} s / {sum(labs.values()):.2f} s", ""))  # fmt: skip
+    whole = None
     if not args.skip_suite:
-        full = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"])
-        rows.append(("whole CPU test suite (pytest, browser tests included)", f"{full:.1f} s", ""))
+        with tempfile.TemporaryDirectory() as tmp:
+            whole = suite_run(Path(tmp) / "suite.xml")
+        rows.append((f"whole CPU test suite as make test runs it ({os.cpu_count()} cores)", f"{whole.wall:.1f} s",
+                     "" if whole.returncode == 0 else f"FAIL: pytest exited {whole.returncode}"))  # fmt: skip
 
     one_time, one_index, one_pages = scale_build(1)
     ten_time, ten_index, ten_pages = scale_build(10)
@@ -265,6 +346,8 @@ def main() -> None:
     print("\nlabs:")
     for path, seconds in sorted(labs.items(), key=lambda item: -item[1]):
         print(f"  {seconds:6.2f} s  {path}")
+    if whole is not None:
+        print_suite(whole)
     sys.exit(1 if any(budget.startswith("FAIL") for _, _, budget in rows) else 0)
 
 
