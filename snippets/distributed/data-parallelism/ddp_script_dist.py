@@ -13,46 +13,68 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 
 def main() -> dict:
-    rank = int(os.environ["RANK"])  # torchrun sets these in every process it starts
-    local_rank = int(os.environ["LOCAL_RANK"])  # the process's index on its machine: picks its GPU
+    # torchrun sets these in every process it starts
+    rank = int(os.environ["RANK"])
+    # the process's index on its machine: picks its GPU
+    local_rank = int(os.environ["LOCAL_RANK"])
     world_size = int(os.environ["WORLD_SIZE"])
-    dist.init_process_group("gloo", timeout=timedelta(seconds=60))  # also reads MASTER_ADDR and MASTER_PORT
+    # also reads MASTER_ADDR and MASTER_PORT
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
 
-    x = torch.arange(256.0).reshape(64, 4).sin()  # the same data set on every rank
+    # the same data set on every rank
+    x = torch.arange(256.0).reshape(64, 4).sin()
     data = TensorDataset(x, x.sum(dim=1, keepdim=True))
-    sampler = DistributedSampler(data)  # this rank's 1/world_size of the indices
-    loader = DataLoader(data, batch_size=8, sampler=sampler)  # 8 per rank, 16 per optimizer step
-    model = DDP(nn.Linear(4, 1))  # copies rank 0's initial weights to every rank
+    # this rank's 1/world_size of the indices
+    sampler = DistributedSampler(data)
+    # 8 per rank, 16 per optimizer step
+    loader = DataLoader(data, batch_size=8, sampler=sampler)
+    # one seed on every rank to build the model (FSDP2 relies on it; DDP
+    # also broadcasts rank 0's initial weights to every rank)
+    torch.manual_seed(0)
+    model = DDP(nn.Linear(4, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    # then one seed per rank for dropout and random augmentation (the
+    # sampler keeps its own seed, the same on every rank)
+    torch.manual_seed(1000 + rank)
 
-    def full_loss() -> float:  # evaluate through model.module: no DDP bookkeeping, no graph
+    # evaluate through model.module: no DDP bookkeeping, no graph
+    def full_loss() -> float:
         with torch.no_grad():
-            return nn.functional.mse_loss(model.module(x), data.tensors[1]).item()
+            pred = model.module(x)
+            return nn.functional.mse_loss(pred, data.tensors[1]).item()
 
     before = full_loss()
     for epoch in range(3):
         sampler.set_epoch(epoch)  # a different shuffle every epoch
         for xb, yb in loader:
             optimizer.zero_grad()
-            nn.functional.mse_loss(model(xb), yb).backward()  # gradients are averaged across ranks here
+            # gradients are averaged across ranks here
+            nn.functional.mse_loss(model(xb), yb).backward()
             optimizer.step()
     after = full_loss()
     weights = model.module.weight.detach().clone()
     dist.destroy_process_group()
-    return {"env": (rank, local_rank, world_size), "loss": (before, after), "weights": weights}
+    noise = torch.rand(3)  # what dropout would draw on this rank
+    return {"env": (rank, local_rank, world_size), "loss": (before, after),
+            "weights": weights, "noise": noise, "sampler_seed": sampler.seed}
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
-    results = elastic_launch(config, main)()  # the Python side of `torchrun --standalone --nproc_per_node=2 train.py`
+    # the Python side of `torchrun --standalone --nproc_per_node=2 train.py`
+    results = elastic_launch(config, main)()
     for r in results.values():
-        print("RANK, LOCAL_RANK, WORLD_SIZE =", r["env"], "| loss went down:", r["loss"][1] < r["loss"][0])
-    print("replicas identical:", torch.equal(results[0]["weights"], results[1]["weights"]))
-# > RANK, LOCAL_RANK, WORLD_SIZE = (0, 0, 2) | loss went down: True
-# > RANK, LOCAL_RANK, WORLD_SIZE = (1, 1, 2) | loss went down: True
+        before, after = r["loss"]
+        print("RANK, LOCAL_RANK, WORLD_SIZE =", r["env"],
+              "| loss fell:", after < before)
+    same = torch.equal(results[0]["weights"], results[1]["weights"])
+    print("replicas identical:", same)
+# > RANK, LOCAL_RANK, WORLD_SIZE = (0, 0, 2) | loss fell: True
+# > RANK, LOCAL_RANK, WORLD_SIZE = (1, 1, 2) | loss fell: True
 # > replicas identical: True
 # --8<-- [end:demo]
 
@@ -68,6 +90,10 @@ def _check() -> None:
         assert after < 0.5 * before
     # The loss before training is the same on both ranks: DDP broadcast rank 0's initial weights.
     assert results[0]["loss"][0] == results[1]["loss"][0]
+    # One rule for seeds: the model is built from one seed, the per-rank RNG (dropout, augmentation) is
+    # offset by the rank, and the sampler's seed is shared so its shards partition one permutation.
+    assert not torch.equal(results[0]["noise"], results[1]["noise"])
+    assert results[0]["sampler_seed"] == results[1]["sampler_seed"] == 0
 
 
 if __name__ == "__main__":

@@ -14,26 +14,33 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 def main() -> dict:
     local_rank = int(os.environ["LOCAL_RANK"])
-    torch.accelerator.set_device_index(local_rank)  # first: one GPU per process, never all on GPU 0
-    device = torch.device(torch.accelerator.current_accelerator().type, local_rank)
-    dist.init_process_group("nccl", device_id=device, timeout=timedelta(seconds=60))
+    # first: one GPU per process, never all on GPU 0
+    torch.accelerator.set_device_index(local_rank)
+    kind = torch.accelerator.current_accelerator().type  # "cuda"
+    device = torch.device(kind, local_rank)
+    dist.init_process_group("nccl", device_id=device,
+                            timeout=timedelta(seconds=60))
 
     x = torch.arange(256.0).reshape(64, 4).sin()
     data = TensorDataset(x, x.sum(dim=1, keepdim=True))
     sampler = DistributedSampler(data)
     loader = DataLoader(data, batch_size=8, sampler=sampler, pin_memory=True)
-    model = DDP(nn.Linear(4, 1).to(device), device_ids=[local_rank])  # move first, then wrap
+    # move first, then wrap
+    model = DDP(nn.Linear(4, 1).to(device), device_ids=[local_rank])
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
     def full_loss() -> float:
         with torch.no_grad():
-            return nn.functional.mse_loss(model.module(x.to(device)), data.tensors[1].to(device)).item()
+            pred = model.module(x.to(device))
+            target = data.tensors[1].to(device)
+            return nn.functional.mse_loss(pred, target).item()
 
     before = full_loss()
     for epoch in range(3):
         sampler.set_epoch(epoch)
         for xb, yb in loader:
-            xb, yb = xb.to(device, non_blocking=True), yb.to(device, non_blocking=True)
+            xb = xb.to(device, non_blocking=True)
+            yb = yb.to(device, non_blocking=True)
             optimizer.zero_grad()
             nn.functional.mse_loss(model(xb), yb).backward()
             optimizer.step()

@@ -6,7 +6,9 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 from torch import nn
-from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import (
+    allreduce_hook,
+)
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -14,38 +16,53 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 def main() -> dict:
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank = dist.get_rank()
-    torch.manual_seed(rank)  # different initial weights on each rank, on purpose
-    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
+    # different initial weights on each rank, on purpose
+    torch.manual_seed(rank)
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64),
+                          nn.ReLU(), nn.Linear(64, 1))
     initial = model[0].weight.detach().clone()
-    ddp = DDP(model, bucket_cap_mb=0.01)  # broadcasts rank 0's weights; tiny buckets, to see more than one
+    # broadcasts rank 0's weights; tiny buckets, to see more than one
+    ddp = DDP(model, bucket_cap_mb=0.01)
 
     events = []
 
-    def logged_allreduce(state, bucket):  # DDP calls this when every gradient in a bucket is ready
-        events.append(f"all-reduce bucket {bucket.index()} ({len(bucket.parameters())} tensors) starts")
-        return allreduce_hook(state, bucket)  # the default: an async all-reduce that averages
+    # DDP calls this when every gradient in a bucket is ready
+    def logged_allreduce(state, bucket):
+        name, tensors = bucket.index(), len(bucket.parameters())
+        events.append(f"all-reduce bucket {name} ({tensors} tensors) starts")
+        # the default: an async all-reduce that averages
+        return allreduce_hook(state, bucket)
 
     ddp.register_comm_hook(None, logged_allreduce)
-    model[0].weight.register_hook(lambda grad: events.append("first layer's weight gradient computed"))
-    for _ in range(2):  # after the first iteration DDP rebuilds its buckets in the order gradients arrived
+    model[0].weight.register_hook(
+        lambda grad: events.append("first layer's weight gradient computed"))
+    # DDP rebuilds its buckets after iteration 1, in the order grads arrived
+    for _ in range(2):
         events.clear()
         ddp(torch.randn(8, 64)).sum().backward()
         events.append("backward() returns")
     grads = [p.grad.clone() for p in model.parameters()]
     dist.destroy_process_group()
-    return {"initial": initial, "synced": model[0].weight.detach().clone(), "events": events, "grads": grads}
+    synced = model[0].weight.detach().clone()
+    return {"initial": initial, "synced": synced, "events": events,
+            "grads": grads}
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
     ranks = elastic_launch(config, main)()
-    print("initial weights differ:", not torch.equal(ranks[0]["initial"], ranks[1]["initial"]))
-    print("after DDP(model), rank 1 holds rank 0's:", torch.equal(ranks[1]["synced"], ranks[0]["initial"]))
-    print(*ranks[0]["events"], sep="\n")
-    print("gradients identical on both ranks:", all(map(torch.equal, ranks[0]["grads"], ranks[1]["grads"])))
+    r0, r1 = ranks[0], ranks[1]
+    print("initial weights differ:",
+          not torch.equal(r0["initial"], r1["initial"]))
+    print("after DDP(model), rank 1 holds rank 0's:",
+          torch.equal(r1["synced"], r0["initial"]))
+    print(*r0["events"], sep="\n")
+    print("gradients identical on both ranks:",
+          all(map(torch.equal, r0["grads"], r1["grads"])))
 # > initial weights differ: True
 # > after DDP(model), rank 1 holds rank 0's: True
 # > all-reduce bucket 0 (4 tensors) starts

@@ -9,28 +9,36 @@ from torch import nn
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-X = torch.tensor([[1.0, 2.0], [3.0, 1.0]])  # the global batch: one sample per rank
+# the global batch: one sample per rank
+X = torch.tensor([[1.0, 2.0], [3.0, 1.0]])
 Y = torch.tensor([[1.0], [0.0]])
 LR = 0.125
 
 
 def main() -> dict[str, torch.Tensor]:
-    dist.init_process_group("gloo", timeout=timedelta(seconds=60))  # "nccl" on GPUs
+    # "nccl" on GPUs
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank = dist.get_rank()
     model = nn.Linear(2, 1, bias=False)
+    start = [[1.0, -1.0]] if rank == 0 else [[0.5, 0.5]]
     with torch.no_grad():  # start the ranks from different weights, on purpose
-        model.weight.copy_(torch.tensor([[1.0, -1.0]] if rank == 0 else [[0.5, 0.5]]))
+        model.weight.copy_(torch.tensor(start))
     initial = model.weight.detach().clone()
     ddp = DDP(model)  # broadcasts rank 0's parameters and buffers to every rank
     wrapped = model.weight.detach().clone()
 
-    x, y = X[rank : rank + 1], Y[rank : rank + 1]  # this rank's shard of the batch
+    # this rank's shard of the batch
+    x, y = X[rank : rank + 1], Y[rank : rank + 1]
     prediction = ddp(x)
     loss = nn.functional.mse_loss(prediction, y)
-    (local_grad,) = torch.autograd.grad(nn.functional.mse_loss(model(x), y), model.weight)  # what this rank alone sees
-    loss.backward()  # the same gradient, then DDP's all-reduce averages it across ranks
+    # what this rank alone sees
+    local_loss = nn.functional.mse_loss(model(x), y)
+    (local_grad,) = torch.autograd.grad(local_loss, model.weight)
+    # the same gradient, then DDP's all-reduce averages it across ranks
+    loss.backward()
     synced_grad = model.weight.grad.clone()
-    torch.optim.SGD(model.parameters(), lr=LR).step()  # every rank steps its own optimizer
+    # every rank steps its own optimizer
+    torch.optim.SGD(model.parameters(), lr=LR).step()
     dist.destroy_process_group()
     return {
         "initial": initial,
@@ -44,25 +52,34 @@ def main() -> dict[str, torch.Tensor]:
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
-    ranks = elastic_launch(config, main)()  # what `torchrun --standalone --nproc_per_node=2` does: {rank: result}
+    # what `torchrun --standalone --nproc_per_node=2` does: {rank: result}
+    ranks = elastic_launch(config, main)()
     for rank, r in ranks.items():
-        print(f"rank {rank}: w {r['initial'].tolist()} -> after DDP(model) {r['wrapped'].tolist()}")
+        w, wrapped = r["initial"].tolist(), r["wrapped"].tolist()
+        print(f"rank {rank}: w {w} -> after DDP(model) {wrapped}")
     for rank, r in ranks.items():
-        print(f"rank {rank}: x {X[rank].tolist()}, y {Y[rank].item()} -> prediction {r['prediction'].item()}", end="")
-        print(f", loss {r['loss'].item()}, local grad {r['local_grad'].tolist()}")
+        x, y, pred = X[rank].tolist(), Y[rank].item(), r["prediction"].item()
+        print(f"rank {rank}: x {x}, y {y} -> prediction {pred}")
+        loss, grad = r["loss"].item(), r["local_grad"].tolist()
+        print(f"  loss {loss}, local grad {grad}")
     total = ranks[0]["local_grad"] + ranks[1]["local_grad"]
-    print(f"all-reduce: sum {total.tolist()} / 2 ranks = {(total / 2).tolist()}")
+    mean = (total / 2).tolist()
+    print(f"all-reduce: sum {total.tolist()} / 2 ranks = {mean}")
     for rank, r in ranks.items():
-        print(f"rank {rank}: grad after backward {r['synced_grad'].tolist()} -> w {r['updated'].tolist()}")
+        grad, w = r["synced_grad"].tolist(), r["updated"].tolist()
+        print(f"rank {rank}: grad after backward {grad} -> w {w}")
     print(f"SGD lr {LR}: w = w - {LR} * grad")
 # > rank 0: w [[1.0, -1.0]] -> after DDP(model) [[1.0, -1.0]]
 # > rank 1: w [[0.5, 0.5]] -> after DDP(model) [[1.0, -1.0]]
-# > rank 0: x [1.0, 2.0], y 1.0 -> prediction -1.0, loss 4.0, local grad [[-4.0, -8.0]]
-# > rank 1: x [3.0, 1.0], y 0.0 -> prediction 2.0, loss 4.0, local grad [[12.0, 4.0]]
+# > rank 0: x [1.0, 2.0], y 1.0 -> prediction -1.0
+# >   loss 4.0, local grad [[-4.0, -8.0]]
+# > rank 1: x [3.0, 1.0], y 0.0 -> prediction 2.0
+# >   loss 4.0, local grad [[12.0, 4.0]]
 # > all-reduce: sum [[8.0, -4.0]] / 2 ranks = [[4.0, -2.0]]
 # > rank 0: grad after backward [[4.0, -2.0]] -> w [[0.5, -0.75]]
 # > rank 1: grad after backward [[4.0, -2.0]] -> w [[0.5, -0.75]]

@@ -3,15 +3,18 @@
 # --8<-- [start:shards]
 from torch.utils.data import DistributedSampler
 
-data = list(range(10))  # any map-style data set: the sampler only deals in indices
-samplers = [DistributedSampler(data, num_replicas=2, rank=r) for r in (0, 1)]  # in a job: from the process group
+# any map-style data set: the sampler only deals in indices
+data = list(range(10))
+# in a job: from the process group
+samplers = [DistributedSampler(data, num_replicas=2, rank=r) for r in (0, 1)]
 for epoch in range(2):
     print(f"epoch {epoch}:", [list(s) for s in samplers])
 # > epoch 0: [[4, 7, 3, 0, 6], [1, 5, 9, 8, 2]]
 # > epoch 1: [[4, 7, 3, 0, 6], [1, 5, 9, 8, 2]]
 for epoch in range(2):
     for s in samplers:
-        s.set_epoch(epoch)  # the shuffle is seeded with seed + epoch, identically on every rank
+        # the shuffle is seeded with seed + epoch, identically on every rank
+        s.set_epoch(epoch)
     print(f"epoch {epoch}:", [list(s) for s in samplers])
 # > epoch 0: [[4, 7, 3, 0, 6], [1, 5, 9, 8, 2]]
 # > epoch 1: [[5, 1, 0, 9, 7], [6, 2, 8, 3, 4]]
@@ -23,14 +26,22 @@ shards_samplers = samplers
 from torch.utils.data import DataLoader, DistributedSampler
 
 data = list(range(9))  # 9 samples do not split evenly over 2 ranks
-padded = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False)) for r in (0, 1)]
-dropped = [list(DistributedSampler(data, num_replicas=2, rank=r, shuffle=False, drop_last=True)) for r in (0, 1)]
-print(padded)  # default: pad by repeating indices from the start, so every rank gets 5
+
+def shards(**options):
+    return [list(DistributedSampler(data, num_replicas=2, rank=r,
+                                    shuffle=False, **options))
+            for r in (0, 1)]
+
+
+padded, dropped = shards(), shards(drop_last=True)
+# default: pad by repeating indices from the start, so every rank gets 5
+print(padded)
 # > [[0, 2, 4, 6, 8], [1, 3, 5, 7, 0]]
 print(dropped)  # drop_last=True: drop the tail, so every rank gets 4
 # > [[0, 2, 4, 6], [1, 3, 5, 7]]
 try:
-    DataLoader(data, batch_size=2, sampler=DistributedSampler(data, num_replicas=2, rank=0), shuffle=True)
+    sampler = DistributedSampler(data, num_replicas=2, rank=0)
+    DataLoader(data, batch_size=2, sampler=sampler, shuffle=True)
 except ValueError as err:
     print(err)  # the sampler shuffles; the loader must not
 # > sampler option is mutually exclusive with shuffle

@@ -12,21 +12,27 @@ from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 
 
 def main() -> list[str]:
-    dist.init_process_group("gloo", timeout=timedelta(seconds=60))  # the timeout bounds every collective
+    # the timeout bounds every collective
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank = dist.get_rank()
     report = []
 
-    last_batch = torch.ones(3 if rank == 0 else 2)  # the ranks disagree on a shape: normally a hang or garbage
+    # the ranks disagree on a shape: normally a hang or garbage
+    last_batch = torch.ones(3 if rank == 0 else 2)
     try:
         dist.all_reduce(last_batch)
-    except RuntimeError as err:  # DETAIL mode compares every collective's fingerprint across ranks first
+    # DETAIL mode compares every collective's fingerprint across ranks first
+    except RuntimeError as err:
         report.append(str(err).split(". ")[0])
         report += re.findall(r"OpType=\w+, TensorShape=\[\d+\]", str(err))
 
     if rank == 1:
-        time.sleep(4)  # rank 1 is stuck: a slow data loader, a deadlock, a rank-dependent branch...
+        # rank 1 is stuck: a slow data loader, a deadlock, a rank-dependent
+        # branch...
+        time.sleep(4)
     try:
-        dist.monitored_barrier(timeout=timedelta(seconds=1))  # gloo only: rank 0 names who did not arrive
+        # gloo only: rank 0 names who did not arrive
+        dist.monitored_barrier(timeout=timedelta(seconds=1))
     except RuntimeError as err:
         report.append(str(err).splitlines()[0])
     dist.destroy_process_group()
@@ -34,8 +40,10 @@ def main() -> list[str]:
 
 
 if __name__ == "__main__":
-    os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"  # what `TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...` does
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `TORCH_DISTRIBUTED_DEBUG=DETAIL torchrun ...` does
+    os.environ["TORCH_DISTRIBUTED_DEBUG"] = "DETAIL"
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )

@@ -11,24 +11,28 @@ class TwoHeads(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.body = nn.Linear(4, 4)
-        self.aux_head = nn.Linear(4, 1)  # only used by some losses; not by this one
+        # only used by some losses; not by this one
+        self.aux_head = nn.Linear(4, 1)
         self.head = nn.Linear(4, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(torch.relu(self.body(x)))
 
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)  # one process reproduces it
+# one process reproduces it
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 model = DDP(TwoHeads())
-model(torch.randn(2, 4)).sum().backward()  # step 1 looks fine: aux_head's bucket never completes
+# step 1 looks fine: aux_head's bucket never completes
+model(torch.randn(2, 4)).sum().backward()
 try:
     model(torch.randn(2, 4))  # step 2's forward
 except RuntimeError as err:
     lines = str(err).splitlines()
-    print(lines[0].split(". ")[0])
+    print(lines[0].split(". ")[0].replace(" before", "\n  before"))
     print(next(line for line in lines if line.startswith("Parameter indices")))
 dist.destroy_process_group()
-# > Expected to have finished reduction in the prior iteration before starting a new one
+# > Expected to have finished reduction in the prior iteration
+# >   before starting a new one
 # > Parameter indices which did not receive grad for rank 0: 2 3
 # --8<-- [end:error]
 
@@ -53,10 +57,12 @@ class TwoHeads(nn.Module):
 
 
 dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-model = DDP(TwoHeads(), find_unused_parameters=True)  # walks the graph after each forward to find them
+# walks the graph after each forward to find them
+model = DDP(TwoHeads(), find_unused_parameters=True)
 for _ in range(3):
     model(torch.randn(2, 4)).sum().backward()
-print(model.module.aux_head.weight.grad, model.module.head.weight.grad is not None)
+net = model.module
+print(net.aux_head.weight.grad, net.head.weight.grad is not None)
 dist.destroy_process_group()
 # > None True
 # --8<-- [end:fixed]

@@ -6,7 +6,8 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.BatchNorm2d(8), nn.ReLU())
-model = nn.SyncBatchNorm.convert_sync_batchnorm(model)  # before DDP(...), after building the model
+# before DDP(...), after building the model
+model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
 print(type(model[1]).__name__)
 # > SyncBatchNorm
 

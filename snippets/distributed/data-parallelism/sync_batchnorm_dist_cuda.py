@@ -12,7 +12,8 @@ from torch import nn
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-X = torch.arange(64.0).reshape(16, 4).sin()  # the global batch: 8 samples per rank
+# the global batch: 8 samples per rank
+X = torch.arange(64.0).reshape(16, 4).sin()
 
 
 def build() -> nn.Module:
@@ -23,24 +24,32 @@ def build() -> nn.Module:
 def main(sync: bool) -> dict:
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.accelerator.set_device_index(local_rank)
-    device = torch.device(torch.accelerator.current_accelerator().type, local_rank)
-    dist.init_process_group("nccl", device_id=device, timeout=timedelta(seconds=60))
-    model = nn.SyncBatchNorm.convert_sync_batchnorm(build()) if sync else build()
+    kind = torch.accelerator.current_accelerator().type  # "cuda"
+    device = torch.device(kind, local_rank)
+    dist.init_process_group("nccl", device_id=device,
+                            timeout=timedelta(seconds=60))
+    model = build()
+    if sync:
+        model = nn.SyncBatchNorm.convert_sync_batchnorm(model)
     model = DDP(model.to(device), device_ids=[local_rank])
     rank = dist.get_rank()
     out = model(X[rank * 8 : rank * 8 + 8].to(device))
-    result = {"out": out.detach().cpu(), "running_mean": model.module[1].running_mean.cpu()}
+    result = {"out": out.detach().cpu(),
+              "running_mean": model.module[1].running_mean.cpu()}
     dist.destroy_process_group()
     return result
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
-    synced = elastic_launch(config, main)(True)  # SyncBatchNorm: statistics of all 16 samples
-    local = elastic_launch(config, main)(False)  # BatchNorm under DDP: statistics of each rank's 8
+    # SyncBatchNorm: statistics of all 16 samples
+    synced = elastic_launch(config, main)(True)
+    # BatchNorm under DDP: statistics of each rank's 8
+    local = elastic_launch(config, main)(False)
 # --8<-- [end:demo]
 
 

@@ -4,13 +4,16 @@
 from torch import nn
 from torch.nn.modules.utils import consume_prefix_in_state_dict_if_present
 
-wrapped = nn.DataParallel(nn.Linear(2, 2))  # DistributedDataParallel adds the same prefix
+# DistributedDataParallel adds the same prefix
+wrapped = nn.DataParallel(nn.Linear(2, 2))
 print(list(wrapped.state_dict()))
 # > ['module.weight', 'module.bias']
-print(list(wrapped.module.state_dict()))  # save the inner module's state instead...
+# save the inner module's state instead...
+print(list(wrapped.module.state_dict()))
 # > ['weight', 'bias']
 state = wrapped.state_dict()
-consume_prefix_in_state_dict_if_present(state, "module.")  # ...or strip the prefix from an old checkpoint
+# ...or strip the prefix from an old checkpoint
+consume_prefix_in_state_dict_if_present(state, "module.")
 print(list(state))
 # > ['weight', 'bias']
 # --8<-- [end:module_prefix]
@@ -21,19 +24,24 @@ from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
-dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)  # a one-process group
+# a one-process group
+dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
 model = nn.Linear(4, 4)
-fully_shard(model, mesh=init_device_mesh("cpu", (1,)))  # FSDP2 runs on CPU, with gloo
-print(type(model).__name__, type(model.weight).__name__, model.weight.placements)
+# FSDP2 runs on CPU, with gloo
+fully_shard(model, mesh=init_device_mesh("cpu", (1,)))
+weight = model.weight
+print(type(model).__name__, type(weight).__name__, weight.placements)
 dist.destroy_process_group()
 # > FSDPLinear DTensor (Shard(dim=0),)
 # --8<-- [end:fsdp_on_cpu]
 
 # --8<-- [start:effective_batch]
 per_device, world_size, accumulation = 16, 8, 4
-effective = per_device * world_size * accumulation  # samples behind one optimizer step
+# samples behind one optimizer step
+effective = per_device * world_size * accumulation
 base_lr, base_batch = 0.1, 256  # a recipe tuned at batch 256
-print(effective, base_lr * effective / base_batch)  # the linear scaling rule: lr grows with the batch
+# the linear scaling rule: lr grows with the batch
+print(effective, base_lr * effective / base_batch)
 # > 512 0.2
 # --8<-- [end:effective_batch]
 

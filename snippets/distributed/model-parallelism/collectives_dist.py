@@ -11,18 +11,21 @@ from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 def main() -> dict[str, list[int]]:
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank, world_size = dist.get_rank(), dist.get_world_size()
-    mine = torch.arange(1, 5) * (rank + 1)  # rank 0: [1, 2, 3, 4], rank 1: [2, 4, 6, 8]
+    # rank 0: [1, 2, 3, 4], rank 1: [2, 4, 6, 8]
+    mine = torch.arange(1, 5) * (rank + 1)
 
     summed = mine.clone()
     dist.all_reduce(summed)  # in place: every rank gets the elementwise sum
     pieces = [torch.empty_like(mine) for _ in range(world_size)]
     dist.all_gather(pieces, mine)  # every rank gets every rank's tensor
     shard = torch.empty_like(mine[:2])
-    dist.reduce_scatter(shard, list(mine.chunk(world_size)))  # rank r gets the sum of everyone's chunk r
+    # rank r gets the sum of everyone's chunk r
+    dist.reduce_scatter(shard, list(mine.chunk(world_size)))
     copied = mine.clone()
     dist.broadcast(copied, src=0)  # every rank gets rank 0's tensor
     shards = [torch.empty_like(shard) for _ in range(world_size)]
-    dist.all_gather(shards, shard)  # reduce-scatter, then all-gather the shards...
+    # reduce-scatter, then all-gather the shards...
+    dist.all_gather(shards, shard)
     results = {
         "input": mine,
         "all_reduce": summed,
@@ -36,19 +39,21 @@ def main() -> dict[str, list[int]]:
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
     ranks = elastic_launch(config, main)()
     for name in ranks[0]:
-        print(f"{name:27} rank 0 {ranks[0][name]}, rank 1 {ranks[1][name]}")
-# > input                       rank 0 [1, 2, 3, 4], rank 1 [2, 4, 6, 8]
-# > all_reduce                  rank 0 [3, 6, 9, 12], rank 1 [3, 6, 9, 12]
-# > all_gather                  rank 0 [1, 2, 3, 4, 2, 4, 6, 8], rank 1 [1, 2, 3, 4, 2, 4, 6, 8]
-# > reduce_scatter              rank 0 [3, 6], rank 1 [9, 12]
-# > broadcast                   rank 0 [1, 2, 3, 4], rank 1 [1, 2, 3, 4]
-# > reduce_scatter + all_gather rank 0 [3, 6, 9, 12], rank 1 [3, 6, 9, 12]
+        a, b = (" ".join(map(str, ranks[r][name])) for r in (0, 1))
+        print(f"{name:27} rank 0: {a:15} rank 1: {b}")
+# > input                       rank 0: 1 2 3 4         rank 1: 2 4 6 8
+# > all_reduce                  rank 0: 3 6 9 12        rank 1: 3 6 9 12
+# > all_gather                  rank 0: 1 2 3 4 2 4 6 8 rank 1: 1 2 3 4 2 4 6 8
+# > reduce_scatter              rank 0: 3 6             rank 1: 9 12
+# > broadcast                   rank 0: 1 2 3 4         rank 1: 1 2 3 4
+# > reduce_scatter + all_gather rank 0: 3 6 9 12        rank 1: 3 6 9 12
 # --8<-- [end:demo]
 
 

@@ -1,24 +1,32 @@
 """Pipeline schedules, simulated: GPipe and 1F1B share the bubble (p-1)/(m+p-1); 1F1B keeps fewer activations alive."""
 
 # --8<-- [start:demo]
-FORWARD, BACKWARD = 1, 2  # time units per micro-batch per stage (a backward costs about two forwards)
+# time units per micro-batch per stage (a backward costs about two forwards)
+FORWARD, BACKWARD = 1, 2
 
 
 def schedule(order: list[list[tuple[str, int]]]) -> tuple[int, list[int]]:
-    """Run each stage's ops in its given order, each as soon as its input is ready and the stage is free.
-    Returns the makespan and, per stage, the most micro-batches whose activations were alive at once."""
+    """Run each stage's ops in order, each as soon as its input is ready and
+    the stage is free. Return the makespan and, per stage, the most
+    micro-batches whose activations were alive at once."""
     p = len(order)
-    done: dict[tuple[str, int, int], int] = {}  # (op, micro-batch, stage) -> finish time
+    # (op, micro-batch, stage) -> finish time
+    done: dict[tuple[str, int, int], int] = {}
     free, position, alive, peak = [0] * p, [0] * p, [0] * p, [0] * p
     while any(position[s] < len(order[s]) for s in range(p)):
         for s in range(p):
             if position[s] == len(order[s]):
                 continue
             op, i = order[s][position[s]]
-            needs = ("F", i, s - 1) if op == "F" else ("B", i, s + 1) if s < p - 1 else ("F", i, s)
-            if op == "F" and s == 0 or needs in done:  # stage 0's forward reads the input batch
+            if op == "F":
+                needs = ("F", i, s - 1)
+            else:  # the next stage's backward, or the last stage's forward
+                needs = ("B", i, s + 1) if s < p - 1 else ("F", i, s)
+            # stage 0's forward reads the input batch
+            if op == "F" and s == 0 or needs in done:
                 start = max(free[s], done.get(needs, 0))
-                free[s] = done[(op, i, s)] = start + (FORWARD if op == "F" else BACKWARD)
+                cost = FORWARD if op == "F" else BACKWARD
+                free[s] = done[(op, i, s)] = start + cost
                 alive[s] += 1 if op == "F" else -1
                 peak[s] = max(peak[s], alive[s])
                 position[s] += 1
@@ -26,15 +34,19 @@ def schedule(order: list[list[tuple[str, int]]]) -> tuple[int, list[int]]:
 
 
 def gpipe(p: int, m: int) -> list[list[tuple[str, int]]]:
-    return [[("F", i) for i in range(m)] + [("B", i) for i in range(m)] for _ in range(p)]
+    stage = [("F", i) for i in range(m)] + [("B", i) for i in range(m)]
+    return [list(stage) for _ in range(p)]
 
 
 def one_f_one_b(p: int, m: int) -> list[list[tuple[str, int]]]:
     order = []
     for s in range(p):
         warmup = min(p - 1 - s, m)  # forwards before the first backward
-        steady = [op for i in range(m - warmup) for op in (("F", warmup + i), ("B", i))]
-        order.append([("F", i) for i in range(warmup)] + steady + [("B", i) for i in range(m - warmup, m)])
+        steady = [op for i in range(m - warmup)
+                  for op in (("F", warmup + i), ("B", i))]
+        first = [("F", i) for i in range(warmup)]
+        last = [("B", i) for i in range(m - warmup, m)]
+        order.append(first + steady + last)
     return order
 
 
@@ -42,13 +54,15 @@ p = 4  # pipeline stages (GPUs)
 for m in (4, 16):  # micro-batches per step
     for name, make in (("GPipe", gpipe), ("1F1B", one_f_one_b)):
         makespan, peak = schedule(make(p, m))
-        bubble = 1 - m * (FORWARD + BACKWARD) / makespan  # the idle fraction of every stage
-        print(f"m={m:2} {name:5}: bubble {bubble:.3f}, (p-1)/(m+p-1) = {(p - 1) / (m + p - 1):.3f}, "
-              f"activations alive on stage 0: {peak[0]}")
-# > m= 4 GPipe: bubble 0.429, (p-1)/(m+p-1) = 0.429, activations alive on stage 0: 4
-# > m= 4 1F1B : bubble 0.429, (p-1)/(m+p-1) = 0.429, activations alive on stage 0: 4
-# > m=16 GPipe: bubble 0.158, (p-1)/(m+p-1) = 0.158, activations alive on stage 0: 16
-# > m=16 1F1B : bubble 0.158, (p-1)/(m+p-1) = 0.158, activations alive on stage 0: 4
+        # the idle fraction of every stage
+        bubble = 1 - m * (FORWARD + BACKWARD) / makespan
+        formula = (p - 1) / (m + p - 1)
+        print(f"m={m:2} {name:5}: bubble {bubble:.3f}, (p-1)/(m+p-1) = "
+              f"{formula:.3f}, stage 0 holds {peak[0]}")
+# > m= 4 GPipe: bubble 0.429, (p-1)/(m+p-1) = 0.429, stage 0 holds 4
+# > m= 4 1F1B : bubble 0.429, (p-1)/(m+p-1) = 0.429, stage 0 holds 4
+# > m=16 GPipe: bubble 0.158, (p-1)/(m+p-1) = 0.158, stage 0 holds 16
+# > m=16 1F1B : bubble 0.158, (p-1)/(m+p-1) = 0.158, stage 0 holds 4
 # --8<-- [end:demo]
 
 

@@ -9,32 +9,39 @@ from torch import nn
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B
 
-X, Y = torch.arange(32.0).reshape(8, 4).sin(), torch.arange(8.0).reshape(8, 1).cos()
+X = torch.arange(32.0).reshape(8, 4).sin()
+Y = torch.arange(8.0).reshape(8, 1).cos()
 
 
 def build() -> nn.Sequential:
     torch.manual_seed(0)
-    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 1))
+    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 8),
+                         nn.ReLU(), nn.Linear(8, 1))
 
 
 def main() -> dict:
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     rank, world_size = dist.get_rank(), dist.get_world_size()
-    part = build()[:2] if rank == 0 else build()[2:]  # each rank keeps only its stage of the model
+    # each rank keeps only its stage of the model
+    part = build()[:2] if rank == 0 else build()[2:]
     stage = PipelineStage(part, rank, world_size, torch.device("cpu"))
-    schedule = Schedule1F1B(stage, n_microbatches=4, loss_fn=nn.functional.mse_loss)
+    schedule = Schedule1F1B(stage, n_microbatches=4,
+                            loss_fn=nn.functional.mse_loss)
     losses = []
     if rank == 0:
-        schedule.step(X)  # the first stage feeds the batch, split into 4 micro-batches of 2
+        # the first stage feeds the batch, split into 4 micro-batches of 2
+        schedule.step(X)
     else:
-        schedule.step(target=Y, losses=losses)  # the last stage computes the loss of each micro-batch
+        # the last stage computes the loss of each micro-batch
+        schedule.step(target=Y, losses=losses)
     grads = [p.grad.clone() for p in part.parameters()]
     dist.destroy_process_group()
     return {"grads": grads, "losses": [loss.item() for loss in losses]}
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
@@ -44,10 +51,13 @@ if __name__ == "__main__":
     loss.backward()
     losses = ranks[1]["losses"]
     mean_is_loss = abs(sum(losses) / len(losses) - loss.item()) < 1e-6
-    print("micro-batch losses:", len(losses), "| their mean is the batch loss:", mean_is_loss)
-    pipelined = ranks[0]["grads"] + ranks[1]["grads"]  # the stages' gradients, in model order
+    print("micro-batch losses:", len(losses),
+          "| their mean is the batch loss:", mean_is_loss)
+    # the stages' gradients, in model order
+    pipelined = ranks[0]["grads"] + ranks[1]["grads"]
     pairs = zip(pipelined, reference.parameters(), strict=True)
-    print("gradients match:", all(torch.allclose(g, p.grad, atol=1e-6) for g, p in pairs))
+    match = all(torch.allclose(g, p.grad, atol=1e-6) for g, p in pairs)
+    print("gradients match:", match)
 # > micro-batch losses: 4 | their mean is the batch loss: True
 # > gradients match: True
 # --8<-- [end:demo]

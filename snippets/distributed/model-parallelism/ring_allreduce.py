@@ -4,19 +4,24 @@
 import torch
 
 
-def ring_allreduce(tensors: list[torch.Tensor]) -> tuple[list[torch.Tensor], int]:
-    """Sum `tensors` (one per simulated rank) the way a ring does; return the results and the elements
-    each rank sent. Every step, rank r sends one chunk to rank r + 1, all ranks at once."""
+def ring_allreduce(tensors: list[torch.Tensor]):
+    """Sum `tensors` (one per simulated rank) the way a ring does; return
+    the results and the elements each rank sent. Every step, rank r sends
+    one chunk to rank r + 1, all ranks at once."""
     n = len(tensors)
     chunks = [list(t.clone().chunk(n)) for t in tensors]
     sent = 0
-    for step in range(n - 1):  # reduce-scatter: after n - 1 steps rank r owns the full sum of chunk r + 1
-        outgoing = [(r, (r - step) % n, chunks[r][(r - step) % n].clone()) for r in range(n)]
+    # reduce-scatter: after n - 1 steps rank r owns the full sum of chunk r + 1
+    for step in range(n - 1):
+        owned = [(r - step) % n for r in range(n)]  # the chunk rank r sends
+        outgoing = [(r, c, chunks[r][c].clone()) for r, c in enumerate(owned)]
         for r, c, data in outgoing:
             chunks[(r + 1) % n][c] += data
         sent += outgoing[0][2].numel()
-    for step in range(n - 1):  # all-gather: pass the finished chunks around the ring
-        outgoing = [(r, (r + 1 - step) % n, chunks[r][(r + 1 - step) % n].clone()) for r in range(n)]
+    # all-gather: pass the finished chunks around the ring
+    for step in range(n - 1):
+        owned = [(r + 1 - step) % n for r in range(n)]
+        outgoing = [(r, c, chunks[r][c].clone()) for r, c in enumerate(owned)]
         for r, c, data in outgoing:
             chunks[(r + 1) % n][c] = data
         sent += outgoing[0][2].numel()
@@ -28,7 +33,8 @@ for n in (2, 4, 8):
     tensors = [torch.randn(size) for _ in range(n)]
     results, sent = ring_allreduce(tensors)
     correct = all(torch.allclose(r, sum(tensors), atol=1e-5) for r in results)
-    print(f"{n} ranks: correct {correct}, each rank sent {sent} elements = {sent / size:.3f} x its data")
+    print(f"{n} ranks: correct {correct}, each rank sent {sent} elements",
+          f"= {sent / size:.3f} x its data")
 # > 2 ranks: correct True, each rank sent 1200 elements = 1.000 x its data
 # > 4 ranks: correct True, each rank sent 1800 elements = 1.500 x its data
 # > 8 ranks: correct True, each rank sent 2100 elements = 1.750 x its data

@@ -9,7 +9,11 @@ from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 from torch.distributed.tensor.debug import CommDebugMode
-from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+from torch.distributed.tensor.parallel import (
+    ColwiseParallel,
+    RowwiseParallel,
+    parallelize_module,
+)
 
 
 def mlp() -> nn.Sequential:
@@ -20,17 +24,22 @@ def mlp() -> nn.Sequential:
 def main() -> dict:
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
     mesh = init_device_mesh("cpu", (dist.get_world_size(),))
-    model = parallelize_module(mlp(), mesh, {"0": ColwiseParallel(), "2": RowwiseParallel()})
-    x = torch.arange(12.0).reshape(3, 4).cos().requires_grad_()  # the same input on every rank
+    plan = {"0": ColwiseParallel(), "2": RowwiseParallel()}
+    model = parallelize_module(mlp(), mesh, plan)
+    # the same input on every rank
+    x = torch.arange(12.0).reshape(3, 4).cos().requires_grad_()
     with CommDebugMode() as forward:
         y = model(x)
     with CommDebugMode() as backward:
         y.sum().backward()
     first, second = model[0].weight, model[2].weight
     result = {
-        "shards": [f"{tuple(w.to_local().shape)} of {tuple(w.shape)} {w.placements}" for w in (first, second)],
-        "collectives": (forward.get_total_counts(), backward.get_total_counts()),
-        "kinds": {str(op) for mode in (forward, backward) for op in mode.get_comm_counts()},
+        "shards": [f"{tuple(w.to_local().shape)} of {tuple(w.shape)} "
+                   f"{w.placements}" for w in (first, second)],
+        "collectives": (forward.get_total_counts(),
+                        backward.get_total_counts()),
+        "kinds": {str(op) for mode in (forward, backward)
+                  for op in mode.get_comm_counts()},
         "y": y.detach().clone(),
         "x_grad": x.grad,
         "w_grad": first.grad.full_tensor(),
@@ -40,7 +49,8 @@ def main() -> dict:
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
@@ -51,7 +61,8 @@ if __name__ == "__main__":
     x = torch.arange(12.0).reshape(3, 4).cos().requires_grad_()
     expected = reference(x)
     expected.sum().backward()
-    print("output equals the unsharded MLP:", torch.allclose(ranks[0]["y"], expected, atol=1e-6))
+    same = torch.allclose(ranks[0]["y"], expected, atol=1e-6)
+    print("output equals the unsharded MLP:", same)
 # > rank 0 holds
 # >   (4, 4) of (8, 4) (Shard(dim=0),)
 # >   (4, 4) of (4, 8) (Shard(dim=1),)
