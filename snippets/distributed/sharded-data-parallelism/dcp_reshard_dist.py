@@ -9,7 +9,11 @@ import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 from torch import nn
-from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict, get_state_dict
+from torch.distributed.checkpoint.state_dict import (
+    StateDictOptions,
+    get_model_state_dict,
+    get_state_dict,
+)
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
@@ -31,9 +35,13 @@ def main(checkpoint_dir: str) -> dict[str, torch.Tensor]:
     model(torch.randn(8, 4)).sum().backward()
     optimizer.step()
 
-    model_state, optimizer_state = get_state_dict(model, optimizer)  # sharded: DTensors, no all-gather
-    dcp.save({"model": model_state, "optimizer": optimizer_state}, checkpoint_id=checkpoint_dir)  # every rank
-    gathered = StateDictOptions(full_state_dict=True, cpu_offload=True)  # all-gathered, kept on rank 0 only
+    # sharded: DTensors, no all-gather
+    model_state, optimizer_state = get_state_dict(model, optimizer)
+    # every rank writes its own shards
+    state = {"model": model_state, "optimizer": optimizer_state}
+    dcp.save(state, checkpoint_id=checkpoint_dir)
+    # all-gathered, kept on rank 0 only
+    gathered = StateDictOptions(full_state_dict=True, cpu_offload=True)
     full = get_model_state_dict(model, options=gathered)
     dist.destroy_process_group()
     return full
@@ -41,20 +49,26 @@ def main(checkpoint_dir: str) -> dict[str, torch.Tensor]:
 
 if __name__ == "__main__":
     checkpoint_dir = tempfile.mkdtemp()
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
     full = elastic_launch(config, main)(checkpoint_dir)
-    print("full state dict entries on rank 0 and 1:", len(full[0]), len(full[1]))
-    print(sorted(os.listdir(checkpoint_dir)))  # one file per rank, plus the global metadata
+    print("full state dict entries on ranks 0, 1:", len(full[0]), len(full[1]))
+    # one file per rank, plus the global metadata
+    print(sorted(os.listdir(checkpoint_dir)))
 
-    plain = build()  # one process, no process group, an ordinary unsharded model
+    # one process, no process group, an ordinary unsharded model
+    plain = build()
     state = {"model": plain.state_dict()}
-    dcp.load(state, checkpoint_id=checkpoint_dir)  # reads each tensor's slices from whichever files hold them
+    # reads each tensor's slices from whichever files hold them
+    dcp.load(state, checkpoint_id=checkpoint_dir)
     plain.load_state_dict(state["model"])
-    print("equal to the 2-rank model:", all(torch.equal(full[0][k], v) for k, v in plain.state_dict().items()))
-# > full state dict entries on rank 0 and 1: 4 0
+    same = all(torch.equal(full[0][k], v)
+               for k, v in plain.state_dict().items())
+    print("equal to the 2-rank model:", same)
+# > full state dict entries on ranks 0, 1: 4 0
 # > ['.metadata', '__0_0.distcp', '__1_0.distcp']
 # > equal to the 2-rank model: True
 # --8<-- [end:demo]

@@ -8,14 +8,18 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import FullyShardedDataParallel, fully_shard
 
 device = torch.device(torch.accelerator.current_accelerator().type, 0)
-dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1, device_id=device)
+dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1,
+                        device_id=device)
 
-old = FullyShardedDataParallel(nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 1)).to(device))  # FSDP1: a wrapper
+# FSDP1: a wrapper
+net = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 1)).to(device)
+old = FullyShardedDataParallel(net)
 print(type(old).__name__, [type(p).__name__ for p in old.parameters()])
 # > FullyShardedDataParallel ['FlatParameter']
 
 new = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 1)).to(device)
-fully_shard(new, mesh=init_device_mesh(device.type, (1,)))  # FSDP2: the module itself, per parameter
+# FSDP2: the module itself, per parameter
+fully_shard(new, mesh=init_device_mesh(device.type, (1,)))
 print(type(new).__name__, [type(p).__name__ for p in new.parameters()])
 # > FSDPSequential ['DTensor', 'DTensor', 'DTensor', 'DTensor']
 dist.destroy_process_group()

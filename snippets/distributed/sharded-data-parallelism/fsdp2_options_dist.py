@@ -32,44 +32,63 @@ def sharded(mesh, **options) -> Net:
 
 
 def backward_collectives(model: Net) -> dict[str, int]:
-    loss = model(torch.randn(4, 8)).float().sum()  # forward: each unit all-gathers its parameters once
+    # forward: each unit all-gathers its parameters once
+    loss = model(torch.randn(4, 8)).float().sum()
     with CommDebugMode() as comm:
         loss.backward()
-    return {str(op).removeprefix("c10d._").removesuffix("_base_"): n for op, n in comm.get_comm_counts().items()}
+    counts = comm.get_comm_counts().items()
+    return {str(op).removeprefix("c10d._").removesuffix("_base_"): n
+            for op, n in counts}
 
 
 def main() -> list[str]:
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
-    rank, mesh = dist.get_rank(), init_device_mesh("cpu", (dist.get_world_size(),))
-    bf16 = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    rank = dist.get_rank()
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))
+    # say reduce_dtype: left out, the gradients are reduced in bf16
+    bf16 = MixedPrecisionPolicy(param_dtype=torch.bfloat16,
+                                reduce_dtype=torch.float32)
     report = []
-    for reshard in (None, True, False):  # None: the default (True, except for the root)
+    # None: the default (True, except for the root)
+    for reshard in (None, True, False):
         model = sharded(mesh, mp_policy=bf16, reshard_after_forward=reshard)
-        report.append(f"reshard_after_forward={reshard}: backward {backward_collectives(model)}")
+        counts = backward_collectives(model)
+        report.append(f"reshard_after_forward={reshard}: backward {counts}")
     seen = []
-    model.layers[0].register_forward_hook(lambda module, args, out: seen.append(out.dtype))
-    model.set_requires_gradient_sync(False)  # accumulation: skip the reduce-scatter on this micro-batch
+    model.layers[0].register_forward_hook(
+        lambda module, args, out: seen.append(out.dtype))
+    # accumulation: skip the reduce-scatter on this micro-batch
+    model.set_requires_gradient_sync(False)
     report.append(f"gradient sync off: backward {backward_collectives(model)}")
-    weight = model.layers[0].weight  # its .grad: the reduce-scattered shard from the previous backward
-    report.append(f"compute in {seen[0]}, sharded weights {weight.dtype}, their grads {weight.grad.dtype}")
+    # its .grad: the reduce-scattered shard from the previous backward
+    weight = model.layers[0].weight
+    report.append(f"compute {seen[0]}, shards {weight.dtype}, "
+                  f"grads {weight.grad.dtype}")
 
-    torch.manual_seed(rank)  # a different initialisation on each rank: a bug that DDP would hide
+    # a different seed per rank to build the model: a bug DDP would hide
+    torch.manual_seed(rank)
     full = sharded(mesh).layers[0].weight.full_tensor()
     built = []
     for seed in (0, 1):  # what each rank built
         torch.manual_seed(seed)
         built.append(Net().layers[0].weight)
-    mixed = torch.equal(full[:4], built[0][:4]) and torch.equal(full[4:], built[1][4:])
-    report.append(f"different seeds: rows 0-3 are rank 0's init, rows 4-7 rank 1's: {mixed}")
+    mixed = (torch.equal(full[:4], built[0][:4])
+             and torch.equal(full[4:], built[1][4:]))
+    report.append("different seeds: rows 0-3 are rank 0's init, "
+                  f"rows 4-7 rank 1's: {mixed}")
 
-    hsdp = init_device_mesh("cpu", (2, 1), mesh_dim_names=("replicate", "shard"))  # 2 "nodes" x 1 GPU
-    report.append(f"HSDP weight placements: {sharded(hsdp).layers[0].weight.placements}")
+    # 2 "nodes" x 1 GPU
+    hsdp = init_device_mesh("cpu", (2, 1),
+                            mesh_dim_names=("replicate", "shard"))
+    placements = sharded(hsdp).layers[0].weight.placements
+    report.append(f"HSDP weight placements: {placements}")
     dist.destroy_process_group()
     return report
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
@@ -79,13 +98,29 @@ if __name__ == "__main__":
 # > reshard_after_forward=True: backward {'allgather': 3, 'reduce_scatter': 3}
 # > reshard_after_forward=False: backward {'reduce_scatter': 3}
 # > gradient sync off: backward {}
-# > compute in torch.bfloat16, sharded weights torch.float32, their grads torch.float32
+# > compute torch.bfloat16, shards torch.float32, grads torch.float32
 # > different seeds: rows 0-3 are rank 0's init, rows 4-7 rank 1's: True
 # > HSDP weight placements: (Replicate(), Shard(dim=0))
 # --8<-- [end:demo]
 
 
 # ---- checks: run by the tests, never shown on the page ----
+def _reduced_gradients_are_bf16_values() -> dict[str, bool]:
+    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))
+    exact = {}
+    for reduce_dtype in (None, torch.float32):
+        torch.manual_seed(0)  # the same model on every rank
+        policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=reduce_dtype)
+        model = sharded(mesh, mp_policy=policy)
+        torch.manual_seed(1 + dist.get_rank())  # different data on each rank
+        model(torch.randn(4, 8)).float().sum().backward()
+        grads = [p.grad.to_local() for p in model.parameters()]
+        exact[str(reduce_dtype)] = all(torch.equal(g, g.bfloat16().float()) for g in grads)
+    dist.destroy_process_group()
+    return exact
+
+
 def _check() -> None:
     # Every rank ran the same schedule of collectives and saw the same dtypes and placements.
     assert reports[0] == reports[1]
@@ -97,10 +132,19 @@ def _check() -> None:
     assert never.endswith("{'reduce_scatter': 3}")  # nothing to re-gather: parameters stayed unsharded
     assert no_sync.endswith("{}")  # no reduce-scatter at all: gradients stay local and unsharded
     # Mixed precision: bf16 compute, fp32 storage and fp32 reduced gradients (the master weights live sharded).
-    assert dtypes == "compute in torch.bfloat16, sharded weights torch.float32, their grads torch.float32"
+    assert dtypes == "compute torch.bfloat16, shards torch.float32, grads torch.float32"
     # FSDP2 does not broadcast initial weights: each rank kept its slice of what IT built.
     assert seeds.endswith(": True")
     assert hsdp == "HSDP weight placements: (Replicate(), Shard(dim=0))"
+
+    # The policy's defaults: no casting at all, and reduce_dtype=None, which reduces in param_dtype. With
+    # param_dtype=bf16 alone the reduce-scatter runs in bf16 (every reduced gradient is a bf16 value);
+    # only reduce_dtype=torch.float32 reduces in fp32. "A bf16 policy reduces in fp32" fails here.
+    policy = MixedPrecisionPolicy()
+    assert (policy.param_dtype, policy.reduce_dtype, policy.output_dtype) == (None, None, None)
+    assert policy.cast_forward_inputs is True
+    exact = elastic_launch(config, _reduced_gradients_are_bf16_values)()
+    assert exact[0] == exact[1] == {"None": True, "torch.float32": False}
 
 
 if __name__ == "__main__":

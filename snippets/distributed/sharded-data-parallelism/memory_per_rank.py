@@ -1,7 +1,8 @@
 """Memory per rank for training with Adam: 16 bytes per parameter under DDP, divided by the world size under FSDP."""
 
 # --8<-- [start:decision]
-BYTES_PER_PARAM = 2 + 2 + 4 + 8  # bf16 weights, bf16 grads, fp32 master weights, Adam's m and v in fp32
+# bf16 weights, bf16 grads, fp32 master weights, Adam's m and v in fp32
+BYTES_PER_PARAM = 2 + 2 + 4 + 8
 GPU_GB = 80
 
 
@@ -11,27 +12,32 @@ def per_gpu_gb(params: float, gpus: int, sharded: bool) -> float:
 
 
 for params, gpus in [(7e9, 8), (70e9, 8), (70e9, 64)]:
-    ddp, fsdp = per_gpu_gb(params, gpus, sharded=False), per_gpu_gb(params, gpus, sharded=True)
-    print(f"{params / 1e9:.0f}B on {gpus} GPUs: DDP {ddp:.0f} GB, FSDP {fsdp:.1f} GB per GPU (of {GPU_GB})")
+    ddp = per_gpu_gb(params, gpus, sharded=False)
+    fsdp = per_gpu_gb(params, gpus, sharded=True)
+    print(f"{params / 1e9:.0f}B on {gpus} GPUs: DDP {ddp:.0f} GB,",
+          f"FSDP {fsdp:.1f} GB per GPU (of {GPU_GB})")
 # > 7B on 8 GPUs: DDP 112 GB, FSDP 14.0 GB per GPU (of 80)
 # > 70B on 8 GPUs: DDP 1120 GB, FSDP 140.0 GB per GPU (of 80)
 # > 70B on 64 GPUs: DDP 1120 GB, FSDP 17.5 GB per GPU (of 80)
 # --8<-- [end:decision]
 
 # --8<-- [start:zero_stages]
-WEIGHTS, GRADS, OPTIMIZER = 2, 2, 12  # bytes per parameter: bf16, bf16, fp32 master + m + v
+# bytes per parameter: bf16, bf16, fp32 master + m + v
+WEIGHTS, GRADS, OPTIMIZER = 2, 2, 12
 
 
 def bytes_per_param(stage: int, ranks: int) -> float:
-    """ZeRO stage 1 shards the optimizer state, stage 2 the gradients too, stage 3 the weights too."""
+    """Stage 1 shards the optimizer state, 2 the grads too, 3 the weights."""
     optimizer = OPTIMIZER / ranks if stage >= 1 else OPTIMIZER
     grads = GRADS / ranks if stage >= 2 else GRADS
     weights = WEIGHTS / ranks if stage >= 3 else WEIGHTS
     return weights + grads + optimizer
 
 
-for stage, name in enumerate(["DDP (no sharding)", "ZeRO-1", "ZeRO-2", "ZeRO-3 = FSDP full shard"]):
-    print(f"{name:25} {bytes_per_param(stage, ranks=8):5.2f} bytes per parameter per rank, 8 ranks")
+names = ["DDP (no sharding)", "ZeRO-1", "ZeRO-2", "ZeRO-3 = FSDP full shard"]
+for stage, name in enumerate(names):
+    per_rank = bytes_per_param(stage, ranks=8)
+    print(f"{name:25} {per_rank:5.2f} bytes per parameter per rank, 8 ranks")
 # > DDP (no sharding)         16.00 bytes per parameter per rank, 8 ranks
 # > ZeRO-1                     5.50 bytes per parameter per rank, 8 ranks
 # > ZeRO-2                     3.75 bytes per parameter per rank, 8 ranks

@@ -10,7 +10,8 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 
-X, Y = torch.arange(64.0).reshape(16, 4).sin(), torch.arange(16.0).reshape(16, 1).cos()
+X = torch.arange(64.0).reshape(16, 4).sin()
+Y = torch.arange(16.0).reshape(16, 1).cos()
 
 
 class Net(nn.Module):
@@ -25,7 +26,8 @@ class Net(nn.Module):
         return self.head(x)
 
 
-def train(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> None:
+def train(model: nn.Module, optimizer: torch.optim.Optimizer,
+          x: torch.Tensor, y: torch.Tensor) -> None:
     for _ in range(3):
         optimizer.zero_grad()
         nn.functional.mse_loss(model(x), y).backward()
@@ -34,38 +36,52 @@ def train(model: nn.Module, optimizer: torch.optim.Optimizer, x: torch.Tensor, y
 
 def main() -> dict:
     dist.init_process_group("gloo", timeout=timedelta(seconds=60))
-    rank, mesh = dist.get_rank(), init_device_mesh("cpu", (dist.get_world_size(),))
+    rank = dist.get_rank()
+    mesh = init_device_mesh("cpu", (dist.get_world_size(),))
     torch.manual_seed(0)  # every rank builds the same initial weights
     model = Net()
     optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
     for layer in model.layers:
         fully_shard(layer, mesh=mesh)  # shard submodules first
-    fully_shard(model, mesh=mesh)  # then the root, which takes what is left: the head
-    train(model, optimizer, X[rank::2], Y[rank::2])  # each rank trains on its half of the batch
+    # then the root, which takes what is left: the head
+    fully_shard(model, mesh=mesh)
+    # each rank trains on its half of the batch
+    train(model, optimizer, X[rank::2], Y[rank::2])
     weight = model.layers[0].weight
-    shard = f"{type(weight).__name__} {tuple(weight.to_local().shape)} of {tuple(weight.shape)}"
-    adam = [tuple(state["exp_avg"].to_local().shape) for state in optimizer.state.values()]
-    full = {name: p.full_tensor().detach() for name, p in model.named_parameters()}  # all-gather
+    local, whole = tuple(weight.to_local().shape), tuple(weight.shape)
+    shard = f"{type(weight).__name__} {local} of {whole}"
+    adam = [tuple(state["exp_avg"].to_local().shape)
+            for state in optimizer.state.values()]
+    # all-gather
+    full = {name: p.full_tensor().detach()
+            for name, p in model.named_parameters()}
     dist.destroy_process_group()
     return {"shard": shard, "adam": adam, "full": full}
 
 
 if __name__ == "__main__":
-    config = LaunchConfig(  # what `torchrun --standalone --nproc_per_node=2` sets up
+    # what `torchrun --standalone --nproc_per_node=2` sets up
+    config = LaunchConfig(
         min_nodes=1, max_nodes=1, nproc_per_node=2, max_restarts=0,
         rdzv_backend="c10d", rdzv_endpoint="127.0.0.1:0", run_id="demo",
     )
     ranks = elastic_launch(config, main)()
-    print("rank 0 stores layers.0.weight as", ranks[0]["shard"], "| Adam state shapes:", ranks[0]["adam"][:2])
+    print("rank 0 stores layers.0.weight as", ranks[0]["shard"])
+    print("its Adam state shapes:", ranks[0]["adam"][:2])
     torch.manual_seed(0)
-    reference = Net()  # the same start, trained in one process on the whole batch
-    untrained = {name: p.detach().clone() for name, p in reference.named_parameters()}
+    # the same start, trained in one process on the whole batch
+    reference = Net()
+    untrained = {name: p.detach().clone()
+                 for name, p in reference.named_parameters()}
     train(reference, torch.optim.Adam(reference.parameters(), lr=0.05), X, Y)
     trained = ranks[0]["full"]
-    print("weights changed:", any(not torch.equal(trained[name], w) for name, w in untrained.items()))
-    same = all(torch.allclose(trained[name], p, atol=1e-6) for name, p in reference.named_parameters())
+    print("weights changed:", any(not torch.equal(trained[name], w)
+                                  for name, w in untrained.items()))
+    same = all(torch.allclose(trained[name], p, atol=1e-6)
+               for name, p in reference.named_parameters())
     print("matches one process:", same)
-# > rank 0 stores layers.0.weight as DTensor (4, 4) of (8, 4) | Adam state shapes: []
+# > rank 0 stores layers.0.weight as DTensor (4, 4) of (8, 4)
+# > its Adam state shapes: []
 # > weights changed: False
 # > matches one process: False
 # --8<-- [end:buggy]
