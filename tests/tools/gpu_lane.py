@@ -110,10 +110,11 @@ def run(
     report = report or out / f"{lane}.json"
     command = [
         sys.executable, "-m", "pytest", f"--lane={lane}", "-p", "no:cacheprovider", "-p", "tests.tools.gpu_lane",
+        "-p", "pytest_markdown_docs.plugin",  # the one plugin the lane needs; the machine's others stay off
         f"--lane-summary={out / 'summary.json'}", f"--verification-report={report}", "-rfEs", "--durations=20",
         *selection(), *extra,
     ]  # fmt: skip
-    env = {**env, "PYTHONUNBUFFERED": "1"}
+    env = {**env, "PYTHONUNBUFFERED": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # same run on any machine
     started = time.perf_counter()
     with (out / "log.txt").open("w", encoding="utf-8") as log:
         log.write(" ".join(command) + "\n")
