@@ -133,7 +133,7 @@
       var random = next.querySelector(".progress-next__random");
       if (open.length) {
         first.setAttribute("href", open[0].getAttribute("href"));
-        random.setAttribute("href", open[Math.floor(Math.random() * open.length)].getAttribute("href"));
+        random.setAttribute("href", open[0].getAttribute("href")); // drawn when the reader reaches for it
       }
       show(first, open.length > 0);
       show(random, open.length > 0);
@@ -487,7 +487,18 @@
     }
   });
 
+  // "Random unmarked" draws its target as the pointer presses it or the focus reaches it, before the
+  // click: the page's markup stays the same on every load.
+  function drawRandom(event) {
+    var link = event.target instanceof Element ? event.target.closest(".progress-next__random") : null;
+    if (!link) return;
+    var open = document.querySelectorAll(".progress-overview .progress-item:not(.is-done) a");
+    if (open.length) link.setAttribute("href", open[Math.floor(Math.random() * open.length)].getAttribute("href"));
+  }
+  document.addEventListener("pointerdown", drawRandom);
+
   document.addEventListener("focusin", function (event) {
+    drawRandom(event);
     var line = event.target instanceof Element ? event.target.closest("button.drill-spot__line") : null;
     if (line && line.getAttribute("tabindex") !== "0") focusLine(line.closest(".drill--spot"), line);
   });
