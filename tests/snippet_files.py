@@ -147,7 +147,13 @@ def snippet_preprocessor():
     class _Loader(yaml.SafeLoader):
         pass
 
-    _Loader.add_constructor("!relative", lambda loader, node: str(ROOT))
+    def relative(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+        value = loader.construct_scalar(node)
+        if not value.startswith("$config_dir"):
+            raise ValueError(f"mkdocs.yml: `!relative {value}`: only $config_dir paths are understood here")
+        return str(ROOT / value.removeprefix("$config_dir").lstrip("/"))
+
+    _Loader.add_constructor("!relative", relative)
     _Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
     _Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
     config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_Loader)

@@ -172,3 +172,19 @@ def test_a_deprecated_api_fails_a_snippet_unless_the_snippet_asserts_the_warning
         '    warnings.warn("old API", FutureWarning)\n'
     )
     run_in_process(teaches_it)
+
+
+def test_the_gpu_selection_collects_without_the_docs_toolchain(tmp_path: Path) -> None:
+    """What the GPU lane runs imports nothing outside its dependency group: here every package of the
+    docs toolchain, the browser and the kernel raises on import, and the selection still collects."""
+    from tests.snippet_files import GPU_SELECTION
+
+    for name in ("mkdocs", "material", "playwright", "nbclient", "ipykernel", "jupytext", "nbformat", "bs4"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"raise ImportError('{name} is not in the gpu group')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", *GPU_SELECTION],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    assert len(all_snippets()) < int(done.stdout.split(" tests collected")[0].rsplit("\n", 1)[-1])

@@ -1,7 +1,8 @@
 """Run the code of every page as a reader sees it (pytest-markdown-docs over the expanded pages).
 
 - Includes are expanded by the site's own pymdownx.snippets preprocessor, configured from
-  mkdocs.yml — the same code the build runs, never a second parser.
+  mkdocs.yml — the same code the build runs, never a second parser (read without MkDocs, so the
+  GPU lane needs no MkDocs: tests/snippet_files.py `snippet_preprocessor`).
 - Fences inside `???`/`!!!` panels are collected too (the stock parser silently skips them).
 - Each fence runs in a fresh namespace, as copied; `{.python continuation}` re-runs the fences before
   it. Its output is compared with its `# >` lines and deprecation warnings fail it. A fence showing a
@@ -32,17 +33,11 @@ from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
 from tests.expected_output import check_output, expected_output
 from tests.run_code import exec_in_process, run_in_subprocess
-from tests.snippet_files import ROOT, all_snippets, needs_gpu, repo_relative, starts_processes
+from tests.snippet_files import ROOT, all_snippets, repo_relative, skip_reason, snippet_preprocessor, starts_processes
 
 
-@functools.cache
 def _site_snippet_preprocessor():
-    import markdown
-    from mkdocs.config import load_config
-
-    config = load_config(str(ROOT / "mkdocs.yml"))
-    md = markdown.Markdown(extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"])
-    return md.preprocessors["snippet"]
+    return snippet_preprocessor()  # configured from mkdocs.yml without MkDocs: the GPU lane has no MkDocs
 
 
 def expand_includes(markdown: str) -> tuple[list[str], list[int]]:
@@ -100,9 +95,9 @@ class PageFenceRunner(DefaultRunner):
 
     def runtest(self, test, args, **kwargs) -> None:
         included = _included_files(Path(test.source_path), test.start_line)
-        gpu_only = [path for path in included if needs_gpu(Path(path))]
-        if gpu_only and _lane() != "gpu":
-            pytest.skip(f"shows {gpu_only[0]}, which needs a CUDA GPU: runs on the GPU lane (make test-gpu)")
+        for path in included:  # a *_cuda.py file on the CPU lane, too few GPUs, a torch outside the claim's range
+            if reason := skip_reason(ROOT / path, _lane()):
+                pytest.skip(f"shows {path}: {reason}")
         where = f"{repo_relative(Path(test.source_path))}:{test.start_line}"
         proven_by = reused_snippet_run(test.source, included)
         if proven_by is not None:

@@ -10,12 +10,13 @@ notebook): it passed only if all of them did.
 from __future__ import annotations
 
 import datetime
+import re
 from pathlib import Path
 
 import pytest
 from verification_reports import build_report
 
-from tests.snippet_files import repo_relative
+from tests.snippet_files import ROOT, repo_relative
 
 VERIFYING_TESTS = ("tests/test_snippets.py::", "tests/test_labs.py::")  # parametrized by `path`
 _snippet_of: dict[str, Path] = {}  # test node id -> snippet or lab file
@@ -35,6 +36,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.nodeid not in _snippet_of and (path := _path_in(report.nodeid)) is not None:
+        _snippet_of[report.nodeid] = path  # under pytest-xdist the controller collects nothing: read the id
     if report.nodeid in _snippet_of and _outcomes.get(report.nodeid) != "failed":
         if report.failed or report.skipped or report.when == "call":
             _outcomes[report.nodeid] = report.outcome
@@ -42,9 +45,15 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             _skip_reasons[report.nodeid] = str(report.longrepr[2]).removeprefix("Skipped: ")
 
 
+def _path_in(nodeid: str) -> Path | None:
+    """`tests/test_snippets.py::test_snippet[snippets/x/y.py]` (maybe `@group`-suffixed by xdist) -> the file."""
+    match = re.fullmatch(r"[^\[]+\[(snippets/[^\]]+\.py)\](@.*)?", nodeid)
+    return ROOT / match.group(1) if nodeid.startswith(VERIFYING_TESTS) and match else None
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     target = session.config.getoption("verification_report")
-    if not target:
+    if not target or hasattr(session.config, "workerinput"):  # an xdist worker: the controller writes it
         return
     import torch
 

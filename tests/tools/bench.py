@@ -301,8 +301,8 @@ def main() -> None:
         ]  # fmt: skip
 
     times = snippet_times()
-    in_process = {p: t for p, t in times.items() if not p.endswith("_dist.py")}
-    multi = {p: t for p, t in times.items() if p.endswith("_dist.py")}
+    multi = {p: t for p, t in times.items() if starts_processes(ROOT / p)}
+    in_process = {p: t for p, t in times.items() if p not in multi}
     start = torch_start()
     floor = start + sum(times.values())  # the suite runs the multi-process snippets too
     suite = timed([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_snippets.py", "-m", "not browser"])
