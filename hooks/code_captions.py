@@ -1,6 +1,6 @@
 """Hook: under every included code block, what verified it, how to run it, and where its source lives.
 
-    ✓ CPU · torch 2.14.1  ✓ CUDA · NVIDIA H100 · torch 2.11.0 · Runs pasted at the `python` prompt
+    ✓ CPU · torch 2.14.1  ✓ GPU · torch 2.11.0 · NVIDIA H100 · Runs pasted at the `python` prompt
     · source + checks: snippets/tensors/anatomy/strides.py
 
 In a build given no test report, the caption says "not verified in this build" instead: never a tick

@@ -312,6 +312,7 @@ RUNBOOK = {
     "`# --8<-- [start:demo]`": "test_section_markers_are_balanced_and_unique",
     "complete program with its own imports": "test_page_code_comes_only_from_its_snippet_folder",
     "`# > …` lines": "tests.test_snippets.test_snippet",
+    "Shown lines fit in 80 columns": "test_shown_lines_fit_in_80_columns",
     "`def _check() -> None:` proves every": "test_snippet_checks_its_claims_outside_the_shown_code",
     "a fence that holds only the include line": "test_page_code_comes_only_from_its_snippet_folder",
     '`??? success "What a strong answer covers"`': "test_every_question_has_both_collapsed_panels",

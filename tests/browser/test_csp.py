@@ -73,7 +73,7 @@ def test_search_navigation_copy_palette_and_every_drill_work_under_the_policy(en
     page.locator("form[data-md-component=palette] label:visible").first.click()
 
     # every drill kind, on the page that shows one of each (reached by instant navigation too)
-    page.locator(".md-tabs__link", has_text="Home").click()
+    page.locator(".md-tabs__link", has_text="About / Contribute").click()
     page.locator(".md-nav__link", has_text="Conventions").first.click()
     page.locator(".drill--cards.is-ready").wait_for()
     assert page.evaluate("window.__stillHere") is True
