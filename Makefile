@@ -21,13 +21,19 @@ export NO_MKDOCS_2_WARNING := 1   # Material prints an end-of-life banner on eve
 
 .PHONY: serve test test-gpu build labs bench clean new-question
 
-$(INSTALLED): pyproject.toml
+# $(call install_venv,FOLDER,GROUP): a Python 3.11 virtual environment in FOLDER holding the pinned
+# dependency group GROUP of pyproject.toml; the target is touched once it is installed.
+define install_venv
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 		{ echo "Python 3.11 is required (the pinned torch wheels are cp311): set PYTHON=/path/to/python3.11"; exit 1; }
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip==26.3
-	$(BIN)/python -m pip install --quiet --group test
+	test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --upgrade pip==26.3
+	$(1)/bin/python -m pip install --quiet --group $(2)
 	touch $@
+endef
+
+$(INSTALLED): pyproject.toml
+	$(call install_venv,$(VENV),test)
 
 # axe-core for the browser tests' accessibility checks, pinned in tests/browser/package-lock.json and
 # served to the page from disk (never a CDN); reinstalled when the lock file is newer than the install.
@@ -57,12 +63,7 @@ GPU_INSTALLED := $(GPU_VENV)/.installed
 LANE ?= gpu
 
 $(GPU_INSTALLED): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
-		{ echo "Python 3.11 is required (the pinned torch wheels are cp311): set PYTHON=/path/to/python3.11"; exit 1; }
-	test -x $(GPU_BIN)/python || $(PYTHON) -m venv $(GPU_VENV)
-	$(GPU_BIN)/python -m pip install --quiet --upgrade pip==26.3
-	$(GPU_BIN)/python -m pip install --quiet --group gpu
-	touch $@
+	$(call install_venv,$(GPU_VENV),gpu)
 
 test-gpu: $(GPU_INSTALLED)
 	$(GPU_BIN)/python -m tests.tools.gpu_lane --lane=$(LANE) --out .cache/gpu-lane \
