@@ -76,8 +76,7 @@ def _check() -> None:
     # emit_nvtx needs the CUDA driver: on a CPU-only machine entering it raises.
     if not torch.cuda.is_available():
         with pytest.raises(RuntimeError, match="NVIDIA driver"):
-            with torch.autograd.profiler.emit_nvtx():
-                pass
+            torch.autograd.profiler.emit_nvtx().__enter__()
     # torch.cuda.profiler.start/stop call cudaProfilerStart/Stop, the range nsys
     # --capture-range=cudaProfilerApi records.
     assert callable(torch.cuda.profiler.start) and callable(torch.cuda.profiler.stop)

@@ -51,8 +51,8 @@ def _check() -> None:
         fn = getattr(torch.accelerator, name)
         assert "device_index" in inspect.signature(fn).parameters
     assert callable(torch.accelerator.empty_cache)
-    if torch.accelerator.current_accelerator() is None:
-        assert torch.accelerator.memory_allocated() == 0
+    if torch.accelerator.current_accelerator(check_available=True) is None:
+        assert torch.accelerator.memory_allocated() == 0  # no device: nothing held
 
     # The estimate matches what the optimizer and autograd really hold after one step.
     optimizer = torch.optim.Adam(model.parameters())
