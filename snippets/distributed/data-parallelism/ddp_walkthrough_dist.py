@@ -59,10 +59,10 @@ if __name__ == "__main__":
     )
     # what `torchrun --standalone --nproc_per_node=2` does: {rank: result}
     ranks = elastic_launch(config, main)()
-    for rank, r in ranks.items():
+    for rank, r in sorted(ranks.items()):
         w, wrapped = r["initial"].tolist(), r["wrapped"].tolist()
         print(f"rank {rank}: w {w} -> after DDP(model) {wrapped}")
-    for rank, r in ranks.items():
+    for rank, r in sorted(ranks.items()):
         x, y, pred = X[rank].tolist(), Y[rank].item(), r["prediction"].item()
         print(f"rank {rank}: x {x}, y {y} -> prediction {pred}")
         loss, grad = r["loss"].item(), r["local_grad"].tolist()
@@ -70,7 +70,7 @@ if __name__ == "__main__":
     total = ranks[0]["local_grad"] + ranks[1]["local_grad"]
     mean = (total / 2).tolist()
     print(f"all-reduce: sum {total.tolist()} / 2 ranks = {mean}")
-    for rank, r in ranks.items():
+    for rank, r in sorted(ranks.items()):
         grad, w = r["synced_grad"].tolist(), r["updated"].tolist()
         print(f"rank {rank}: grad after backward {grad} -> w {w}")
     print(f"SGD lr {LR}: w = w - {LR} * grad")
