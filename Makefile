@@ -46,7 +46,8 @@ serve: $(INSTALLED)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
 
 # One pytest-xdist worker per core (-n auto); each worker's torch on one thread, so they don't fight over
-# the cores. Browser tests share one worker (one browser); a snippet and a fence it proves share one too.
+# the cores. The browser tests of one page share a worker (one load per scheme), each worker its own
+# browser; a snippet and a fence it proves share one too.
 test: $(INSTALLED) $(AXE)
 	@$(BIN)/python tests/browser/chromium.py >/dev/null
 	$(BIN)/ruff check hooks tests snippets

@@ -117,8 +117,17 @@ def test_multi_process_fences_are_what_the_rule_saves() -> None:
 def test_workers_group_the_browser_tests_and_each_snippet_with_the_fences_it_proves() -> None:
     from tests.plugin.worker_groups import group_of
 
-    assert group_of("tests/browser/test_site.py::test_every_page_loads[tensors/anatomy-light]") == "browser"
-    assert group_of("tests/browser/test_search.py::test_search_finds_the_answer_in_the_top_3") == "browser"
+    page_tests = [
+        "tests/browser/test_site.py::test_every_page_loads[tensors/anatomy-light]",
+        "tests/browser/test_csp.py::test_every_page_carries_its_policy[tensors/anatomy-dark]",
+        "tests/browser/test_accessibility.py::test_every_page_meets_wcag_22_aa[tensors/anatomy]",
+    ]
+    assert {group_of(nodeid) for nodeid in page_tests} == {"browser page tensors/anatomy"}
+    assert group_of("tests/browser/test_site.py::test_x[index-dark]") == "browser page index"
+    assert group_of("tests/browser/test_labs.py::test_x[tensors/lab]") == "browser page tensors/lab"
+    search = "tests/browser/test_search.py"
+    assert group_of(f"{search}::test_search_finds_the_answer_in_the_top_3") == f"browser {search}"
+    assert group_of(f"{search}::test_malformed_query_data_fails[x]") == f"browser {search}"  # not a page
     snippet = "snippets/tensors/anatomy/strides.py"
     assert group_of(f"tests/test_snippets.py::test_snippet[{snippet}]") == f"snippet {snippet}"
     for page, line, proven in _cpu_lane_dist_fences():

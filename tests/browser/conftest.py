@@ -36,18 +36,26 @@ CHROMIUM_FLAGS = [
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "tests/browser/" in item.nodeid:
-            item.add_marker(pytest.mark.browser)  # all in one xdist worker: tests/plugin/worker_groups.py
+            item.add_marker(pytest.mark.browser)  # which tests share a worker: tests/plugin/worker_groups.py
 
 
 @pytest.fixture(scope="session")
 def site_url(built_site: Build) -> Iterator[str]:
+    """The built site, served on the port it was built for. Under pytest-xdist each worker that runs
+    browser tests serves the one shared build itself, on that same port (SO_REUSEPORT: the kernel hands
+    each connection to one of them, and they serve the same files). The port must be the build's:
+    Material's instant navigation only intercepts links to the origin its sitemap names."""
     assert built_site.returncode == 0, built_site.log
     port = urlparse(built_site.url).port
     handler = functools.partial(QuietHandler, directory=str(built_site.site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = SharedPortServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield built_site.url
     server.shutdown()
+
+
+class SharedPortServer(http.server.ThreadingHTTPServer):
+    allow_reuse_port = True  # several workers' servers on one port
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

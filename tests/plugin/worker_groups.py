@@ -1,7 +1,10 @@
 """Which tests share a pytest-xdist worker (`make test` runs `-n auto --dist loadgroup`).
 
-- Every browser test (tests/browser/) runs in one worker: one browser and one site server for the
-  session, and each page loaded once per colour scheme (tests/browser/conftest.py, `page_audits`).
+- The browser tests (tests/browser/) of one page share a worker, so that worker loads the page once
+  per colour scheme for all of them (tests/browser/conftest.py, `page_audits`); the other browser tests
+  share a worker with the tests of their own file (module-scoped pages such as the search box). Each
+  worker that runs browser tests starts one browser and serves the one site build on its own port, so
+  the pages spread over both cores instead of queueing behind one browser.
 - A page fence that a snippet's run proves (tests/plugin/pages.py, `reusable_snippet`) runs in the
   worker of that snippet's test, after it (collection order: tests/ before docs/), so the run is reused.
 - Everything else is spread over the workers one test at a time.
@@ -23,20 +26,31 @@ from tests.snippet_files import ROOT
 
 BROWSER = "tests/browser/"
 SNIPPET_TEST = re.compile(r"tests/test_snippets\.py::test_snippet\[(?P<path>snippets/[^\]]+\.py)\]")
+# A test parametrised by a site page, in either colour scheme: `…::test_x[tensors/anatomy-dark]`.
+BROWSER_PAGE_TEST = re.compile(r"[^\[]+\[(?:(?:light|dark)-)?(?P<page>[^\]]+?)(?:-(?:light|dark))?\]")
 PAGE_FENCE = re.compile(r"(?P<page>docs/[^:]+\.md)::\[CodeFence#\d+\]\[line:(?P<line>\d+)\]")
 
 
 def group_of(nodeid: str) -> str:
-    """The worker group of a test: "browser", "snippet <path>", or the test's own id (no group)."""
+    """The worker group of a test: "browser page <page>", "browser <file>", "snippet <path>", or the
+    test's own id (no group)."""
     if nodeid.rfind("@") > nodeid.rfind("]"):
         return nodeid.rsplit("@", 1)[1]
     if nodeid.startswith(BROWSER):
-        return "browser"
+        if (match := BROWSER_PAGE_TEST.fullmatch(nodeid)) and _is_page(match["page"]):
+            return f"browser page {match['page']}"
+        return f"browser {nodeid.split('::', 1)[0]}"
     if match := SNIPPET_TEST.fullmatch(nodeid):
         return f"snippet {match['path']}"
     if (match := PAGE_FENCE.fullmatch(nodeid)) and (path := _proven_by(match["page"], int(match["line"]))):
         return f"snippet {path}"
     return nodeid
+
+
+@functools.cache
+def _is_page(page: str) -> bool:
+    """`tensors/anatomy`, `tensors/index`, `index` and the labs' `tensors/lab` name pages of the site."""
+    return (ROOT / "docs" / f"{page}.md").is_file() or (ROOT / "snippets" / page).with_suffix(".py").is_file()
 
 
 @functools.cache
