@@ -14,7 +14,7 @@ the modules (Home, About: the conventions page's drills are syntax examples) giv
 
 Also, on every page: the answer-first paragraphs get a class "Quiz me" finds them by, a page with
 questions gets the Quiz me / Expand all toolbar under its title, and the home page and each module's
-first page link to the deck, the review page and the mock interview.
+first page end with links to the deck, the review page and the mock interview.
 
 The functions above the events are pure (HTML in, data out) and unit-tested in tests/hooks/test_study_cards.py.
 """
@@ -126,7 +126,8 @@ def _question(heading: Tag, title: str, key: str, where: str, common: dict) -> C
         if sibling.name == "h2":
             break
         strong = sibling.find("strong") if sibling.name == "p" else None
-        if answer is None and strong is not None and strong.get_text() == "Answer first." and sibling.contents[0] == strong:
+        leads = strong is not None and strong.get_text() == "Answer first." and sibling.contents[0] == strong
+        if answer is None and leads:
             answer = sibling
         elif sibling.name == "details":
             summary = sibling.find("summary")
@@ -180,7 +181,8 @@ def study_links(from_url: str, module: str | None = None) -> str:
     if module:
         mock += "?modules=" + escape(module.replace(" ", "+"))
     return (
-        '<p class="study-links" data-search-exclude>Study offline: '
+        '<h2 id="study-offline" data-search-exclude>Study offline</h2>'
+        '<p class="study-links" data-search-exclude>'
         f'<a href="{escape(deck)}" download>Anki deck of every question and card (.apkg)</a> · '
         f'<a href="{escape(review)}">Review what is due</a> · '
         f'<a href="{escape(mock)}">Mock interview</a> · print any page for a handout.</p>'
@@ -246,7 +248,7 @@ def on_page_content(html, page, config, files):
     html = with_quiz_markup(html)
     uri = page.file.src_uri
     if uri == "index.md" or (module and _CHAPTER_INDEX.match(uri)):
-        html = _H1_END.sub("</h1>" + study_links(page.url, module), html, count=1)
+        html += study_links(page.url, module)  # at the end: the first screen stays the page's own
     return html
 
 

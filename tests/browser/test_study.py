@@ -16,7 +16,7 @@ STORE = "vpip.review.v1"
 DAY = 24 * 60 * 60 * 1000
 T0 = 1_800_000_000_000  # 2027-01-15, the injected "now"
 # The clock study.js reads: a number in sessionStorage, so it survives reloads within the test.
-CLOCK = "window.__vpipNow = () => Number(sessionStorage.getItem('now') || %d);" % T0
+CLOCK = f"window.__vpipNow = () => Number(sessionStorage.getItem('now') || {T0});"
 
 
 @pytest.fixture

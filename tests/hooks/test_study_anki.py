@@ -35,7 +35,8 @@ def test_every_card_is_a_note_with_its_fields_in_its_modules_deck(tmp_path):
     fields = {flds.split("\x1f")[3]: flds.split("\x1f") for _, _, flds in notes}
     front, back, link, card_id = fields["tensors/anatomy/#q1-x"]
     assert (front, card_id) == ("Q1 · X?", "tensors/anatomy/#q1-x")
-    assert back == "<strong>Y.</strong><p><strong>What a strong answer covers</strong></p><ul><li>covers one</li><li>covers two</li></ul>"
+    covers = "<p><strong>What a strong answer covers</strong></p><ul><li>covers one</li><li>covers two</li></ul>"
+    assert back == "<strong>Y.</strong>" + covers
     assert link == '<a href="https://example.org/guide/tensors/anatomy/#q1-x">Tensor anatomy on the site</a>'
     assert fields["tensors/#rapid-fire/abc"][1] == "<p>Back</p>"  # a flashcard: no panel
     assert str(stable_id("Verified PyTorch Interview Prep card")) in models and '"Front"' in models

@@ -45,8 +45,10 @@ def cards_of(html, url="tensors/anatomy/"):
 
 
 def test_a_question_becomes_a_card_keyed_like_its_progress_mark():
-    (card,) = cards_of('<h1 id="t">T</h1>\n' + QUESTION + '<h2 id="next">Next</h2><details class="success">'
-                       "<summary>What a strong answer covers</summary><ul><li>not Q1's</li></ul></details>")
+    (card,) = cards_of(
+        '<h1 id="t">T</h1>\n' + QUESTION + '<h2 id="next">Next</h2><details class="success">'
+        "<summary>What a strong answer covers</summary><ul><li>not Q1's</li></ul></details>"
+    )
     assert card.id == card.url == "tensors/anatomy/#q1-views"
     assert card.kind == "question" and card.module == "Tensors" and card.tags == ("tensors", "easy")
     assert card.front == "Q1 · <code>view</code> or <code>reshape</code>?"
@@ -95,9 +97,13 @@ def test_a_malformed_question_or_deck_fails_naming_the_page(broken, message):
 
 
 def test_clean_keeps_formatting_only():
-    node = __import__("bs4").BeautifulSoup(
-        '<div><p id="x" class="y">a <kbd>b</kbd> <svg><path/></svg><a href="#z">c</a><br/></p></div>', "html.parser"
-    ).div
+    node = (
+        __import__("bs4")
+        .BeautifulSoup(
+            '<div><p id="x" class="y">a <kbd>b</kbd> <svg><path/></svg><a href="#z">c</a><br/></p></div>', "html.parser"
+        )
+        .div
+    )
     assert clean(node) == "<p>a <kbd>b</kbd> c<br></p>"
 
 
