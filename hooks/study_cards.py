@@ -44,6 +44,9 @@ _QUESTION = re.compile(r"^Q(\d+)\b")
 _CHAPTER_INDEX = re.compile(r"^[^/]+/index\.md$")
 _ANSWER_FIRST = re.compile(r"<p><strong>Answer first\.</strong>")
 _H1_END = re.compile(r"</h1>")
+_PIECE = re.compile(r"<h2\b[^>]*>.*?</h2>|<section\b[^>]*\bdrill--cards\b[^>]*>.*?</section>", re.S)
+_NEXT_H2 = re.compile(r"<h2\b")
+_ANSWER_PARTS = re.compile(r"<p\b[^>]*><strong>Answer first\.</strong>.*?</p>|<details\b[^>]*>.*?</details>", re.S)
 # What a card's HTML may keep: text formatting, lists, code and links that leave the site.
 _KEPT = {"p", "code", "strong", "em", "b", "i", "ul", "ol", "li", "br", "a", "kbd", "sub", "sup"}
 
@@ -94,25 +97,33 @@ def text_digest(html: str) -> str:
 
 
 def page_cards(html: str, page_url: str, page_title: str, module: str, tags: list[str], where: str) -> list[Card]:
-    """Every question and flashcard of one rendered page, in page order. `where` names the page in errors."""
-    soup = BeautifulSoup(html, "html.parser")
+    """Every question and flashcard of one rendered page, in page order. `where` names the page in errors.
+
+    Only the pieces that make cards are parsed (the headings, the decks, and each question's answer-first
+    paragraph and panels): a page's highlighted code is most of its HTML, and parsing it all would
+    cost the build seconds."""
     cards: list[Card] = []
     common = {"module": module, "page": page_title, "tags": tuple(tags)}
-    for element in soup.find_all(["h2", "section"]):
-        if element.name == "h2":
+    for found in _PIECE.finditer(html):
+        if found[0].startswith("<h2"):
+            element = BeautifulSoup(found[0], "html.parser").h2
             heading = " ".join(clean(element).split())
             if _QUESTION.match(BeautifulSoup(heading, "html.parser").get_text()) and element.get("id"):
-                cards.append(_question(element, heading, f"{page_url}#{element['id']}", where, common))
-        elif "drill--cards" in (element.get("class") or []):
-            deck = element.get("id") or ""
-            for item in element.select("li.drill-card"):
-                front, back = item.select_one(".drill-card__front"), item.select_one(".drill-card__back")
-                if front is None or back is None or not deck:
-                    raise StudyCardError(f"{where}: a flashcard in deck '{deck}' has no front or back")
-                front_html = clean(front)
-                card_id = f"{page_url}#{deck}/{text_digest(front_html)}"
-                url = f"{page_url}#{deck}"
-                cards.append(Card(card_id, "flashcard", url=url, front=front_html, back=clean(back), **common))
+                following = _NEXT_H2.search(html, found.end())
+                section = html[found.end() : following.start() if following else len(html)]
+                parts = BeautifulSoup("".join(m[0] for m in _ANSWER_PARTS.finditer(section)), "html.parser")
+                cards.append(_question(parts, heading, f"{page_url}#{element['id']}", where, common))
+            continue
+        element = BeautifulSoup(found[0], "html.parser").section
+        deck = element.get("id") or ""
+        for item in element.select("li.drill-card"):
+            front, back = item.select_one(".drill-card__front"), item.select_one(".drill-card__back")
+            if front is None or back is None or not deck:
+                raise StudyCardError(f"{where}: a flashcard in deck '{deck}' has no front or back")
+            front_html = clean(front)
+            card_id = f"{page_url}#{deck}/{text_digest(front_html)}"
+            url = f"{page_url}#{deck}"
+            cards.append(Card(card_id, "flashcard", url=url, front=front_html, back=clean(back), **common))
     ids = [card.id for card in cards]
     twice = sorted({card_id for card_id in ids if ids.count(card_id) > 1})
     if twice:
@@ -120,22 +131,19 @@ def page_cards(html: str, page_url: str, page_title: str, module: str, tags: lis
     return cards
 
 
-def _question(heading: Tag, title: str, key: str, where: str, common: dict) -> Card:
+def _question(parts: BeautifulSoup, title: str, key: str, where: str, common: dict) -> Card:
+    """`parts`: the question's answer-first paragraph and panels (`_ANSWER_PARTS`), in page order."""
     answer, covers, misses = None, None, None
-    for sibling in heading.find_next_siblings():
-        if sibling.name == "h2":
-            break
-        strong = sibling.find("strong") if sibling.name == "p" else None
-        leads = strong is not None and strong.get_text() == "Answer first." and sibling.contents[0] == strong
-        if answer is None and leads:
-            answer = sibling
-        elif sibling.name == "details":
-            summary = sibling.find("summary")
+    for part in parts.find_all(recursive=False):
+        if part.name == "p" and answer is None:
+            answer = part
+        elif part.name == "details":
+            summary = part.find("summary")
             name = summary.get_text().strip() if summary else ""
             if name == COVERS and covers is None:
-                covers = sibling
+                covers = part
             elif name == MISSES and misses is None:
-                misses = sibling
+                misses = part
     label = BeautifulSoup(title, "html.parser").get_text()
     if answer is None:
         raise StudyCardError(f"{where}: '{label}' has no answer-first paragraph (<p><strong>Answer first.</strong>…)")
