@@ -7,7 +7,7 @@ import torch
 
 
 def route(logits, k, capacity_factor):
-    """Top-k routing with a per-expert capacity; returns drops and the aux loss."""
+    """Top-k routing with a capacity per expert: drops and the aux loss."""
     T, E = logits.shape
     probs = logits.softmax(-1)
     gates, experts = probs.topk(k, dim=-1)  # (T, k)

@@ -32,7 +32,8 @@ from torch import nn
 
 cell = nn.LSTMCell(8, 16)
 x, h, c = torch.randn(4, 8), torch.randn(4, 16), torch.randn(4, 16)
-gates = x @ cell.weight_ih.T + cell.bias_ih + h @ cell.weight_hh.T + cell.bias_hh
+gates = (x @ cell.weight_ih.T + cell.bias_ih
+         + h @ cell.weight_hh.T + cell.bias_hh)
 i, f, g, o = gates.chunk(4, dim=1)  # PyTorch's order
 c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
 h_new = torch.sigmoid(o) * torch.tanh(c_new)

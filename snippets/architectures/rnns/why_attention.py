@@ -12,7 +12,8 @@ lstm(x)[0][0, -1].sum().backward()  # how much does the last output
 lstm_grad = x.grad[0].norm(dim=-1)  # depend on each input?
 x.grad = None
 q = k = v = x.view(1, 1, T, D)
-F.scaled_dot_product_attention(q, k, v, is_causal=True)[0, 0, -1].sum().backward()
+attn = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+attn[0, 0, -1].sum().backward()
 attn_grad = x.grad[0].norm(dim=-1)
 for t in (T - 1, T - 50, 0):  # does input t still reach the last output?
     print(t, "LSTM:", lstm_grad[t].item() > 1e-6,

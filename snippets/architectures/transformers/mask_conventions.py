@@ -11,7 +11,8 @@ x = torch.randn(2, L, E)
 allowed = torch.rand(L, L) > 0.3
 allowed.fill_diagonal_(True)  # every query keeps at least one key
 
-out_mha, _ = mha(x, x, x, attn_mask=~allowed, need_weights=False)  # True = block
+# MHA: True = blocked, so pass the complement
+out_mha, _ = mha(x, x, x, attn_mask=~allowed, need_weights=False)
 
 
 def sdpa_with_mha_weights(x, mask):
