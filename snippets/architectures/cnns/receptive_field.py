@@ -35,6 +35,8 @@ for name, layers in stacks.items():
 # > dilated 15 15
 # --8<-- [end:demo]
 
+assert torch  # used above, in functions the next section's import shadows
+
 # --8<-- [start:effective]
 import torch
 import torch.nn.functional as F

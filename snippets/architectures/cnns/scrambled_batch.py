@@ -22,6 +22,8 @@ print(tuple(model(to_tensor(batch)).shape))
 
 buggy_to_tensor = to_tensor
 
+assert torch  # used above, in functions the next section's import shadows
+
 # --8<-- [start:fixed]
 import numpy as np
 import torch

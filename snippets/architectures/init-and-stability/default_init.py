@@ -55,7 +55,8 @@ def _check() -> None:
     block = net.layer1[0]
     x = torch.randn(1, 64, 8, 8)
     torch.testing.assert_close(block(x), torch.relu(x))
-    assert 'kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")' in inspect.getsource(torchvision.models.resnet)
+    resnet_source = inspect.getsource(torchvision.models.resnet)
+    assert 'kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")' in resnet_source
 
 
 if __name__ == "__main__":

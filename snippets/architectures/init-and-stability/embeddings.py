@@ -1,4 +1,4 @@
-"""nn.Embedding: padding_idx masks nothing downstream; sparse grads need SGD/Adagrad/SparseAdam; max_norm is in place."""
+"""nn.Embedding: padding_idx masks nothing; sparse grads need SGD/Adagrad/SparseAdam; max_norm is in place."""
 
 # --8<-- [start:padding]
 import torch
@@ -61,7 +61,8 @@ def _check() -> None:
     import pytest
 
     # A loaded non-zero pad row is used and frozen by SGD, but AdamW's decay shrinks it.
-    for opt_cls, kwargs, expected in ((torch.optim.SGD, {"lr": 0.1}, 1.0), (torch.optim.AdamW, {"lr": 0.1, "weight_decay": 0.5}, 0.95)):
+    cases = ((torch.optim.SGD, {"lr": 0.1}, 1.0), (torch.optim.AdamW, {"lr": 0.1, "weight_decay": 0.5}, 0.95))
+    for opt_cls, kwargs, expected in cases:
         e = nn.Embedding(10, 4, padding_idx=0)
         with torch.no_grad():
             e.weight[0] = 1.0
@@ -69,7 +70,8 @@ def _check() -> None:
         e(torch.tensor([0, 3])).sum().backward()
         opt.step()
         torch.testing.assert_close(e.weight[0], torch.full((4,), expected))
-    with pytest.raises(RuntimeError, match="Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int"):
+    dtype_message = "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int"
+    with pytest.raises(RuntimeError, match=dtype_message):
         nn.Embedding(10, 4)(torch.tensor([1.0]))
     with pytest.raises(IndexError, match="index out of range in self"):
         nn.Embedding(10, 4)(torch.tensor([10]))

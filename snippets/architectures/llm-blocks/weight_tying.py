@@ -26,6 +26,8 @@ print(list(sd), sum(t.numel() for t in sd.values()))  # both keys
 # > ['embed.weight', 'norm.weight', 'norm.bias', 'lm_head.weight'] 128128
 # --8<-- [end:demo]
 
+assert torch  # used above, in functions the next section's import shadows
+
 # --8<-- [start:meta]
 import torch
 

@@ -30,6 +30,8 @@ print(tuple(out.shape), tuple(k_cache.shape))
 
 buggy_step = decode_step
 
+assert F  # used above, in functions the next section's import shadows
+
 # --8<-- [start:fixed]
 import torch
 import torch.nn.functional as F

@@ -26,6 +26,8 @@ print(torch.allclose(out_mha, sdpa_with_mha_weights(x, allowed), atol=1e-6))
 # > True
 # --8<-- [end:demo]
 
+assert F  # used above, in functions the next section's import shadows
+
 # --8<-- [start:fully_masked]
 import torch
 import torch.nn.functional as F
@@ -86,7 +88,8 @@ def _check() -> None:
     # SDPA refuses both.
     qh = torch.randn(1, 1, 4, 8)
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
-        F.scaled_dot_product_attention(qh, qh, qh, attn_mask=torch.ones(4, 4, dtype=torch.bool), is_causal=True)
+        both = torch.ones(4, 4, dtype=torch.bool)
+        F.scaled_dot_product_attention(qh, qh, qh, attn_mask=both, is_causal=True)
     # Fully masked rows in MHA: NaN with need_weights=True, zeros on the SDPA path.
     all_pad = torch.tensor([[False] * 5, [True] * 5])
     with_w = mha(x, x, x, key_padding_mask=all_pad, need_weights=True)[0]
@@ -94,7 +97,8 @@ def _check() -> None:
     assert with_w[1].isnan().all() and not without[1].isnan().any()
     torch.testing.assert_close(without[1], mha.out_proj.bias.expand(L, E))  # zeros, projected
     # The 3-D mask wants N * heads.
-    with pytest.raises(RuntimeError, match=r"The shape of the 3D attn_mask is torch.Size\(\[2, 5, 5\]\), but should be \(4, 5, 5\)"):
+    shape_message = r"The shape of the 3D attn_mask is torch.Size\(\[2, 5, 5\]\), but should be \(4, 5, 5\)"
+    with pytest.raises(RuntimeError, match=shape_message):
         mha(x, x, x, attn_mask=torch.zeros(2, L, L, dtype=torch.bool))
     # Mixing a bool key_padding_mask with a float attn_mask is deprecated.
     with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and attn_mask is deprecated"):

@@ -45,7 +45,8 @@ def _check() -> None:
     import pytest
 
     assert layer.activation is torch.nn.functional.relu and layer.norm1.eps == 1e-5
-    with pytest.warns(UserWarning, match="enable_nested_tensor is True, but self.use_nested_tensor is False because encoder_layer.norm_first was True"):
+    nested = "enable_nested_tensor is True, but self.use_nested_tensor is False because encoder_layer.norm_first"
+    with pytest.warns(UserWarning, match=nested):
         nn.TransformerEncoder(nn.TransformerEncoderLayer(64, 4, norm_first=True), 2)
     ratios = [last_layer_grad(d, False) / last_layer_grad(d, True) for d in (2, 6, 18)]
     assert ratios[0] < ratios[1] < ratios[2] and ratios[2] > 4
