@@ -44,7 +44,8 @@ def _check() -> None:
 
     # The same computation written densely: soft-capped scores, a block-diagonal causal mask.
     dense = (doc[:, None] == doc[None, :]) & torch.ones(N, N, dtype=torch.bool).tril()
-    scores = 50.0 * torch.tanh((q @ k.mT / 16**0.5) / 50.0)
+    scores = soft_cap(q @ k.mT / 16**0.5, None, None, None, None)  # the score_mod, called eagerly
+    assert scores.abs().max() <= 50.0
     ref = scores.masked_fill(~dense, float("-inf")).softmax(-1) @ v
     torch.testing.assert_close(out, ref, atol=1e-4, rtol=1e-4)
     # Without the cap it would be plain SDPA with the dense mask, and the cap did change the result here.
