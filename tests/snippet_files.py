@@ -27,8 +27,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from run_modes import declares_own_process
-
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 DOCS = ROOT / "docs"
@@ -58,6 +56,8 @@ def starts_processes(path: Path) -> bool:
     """Runs in its own process: it starts processes (`*_dist.py`), or it declares that it must."""
     if path.stem.endswith(("_dist", "_dist_cuda")):
         return True
+    from run_modes import declares_own_process  # hooks/ is on the path under pytest, not for tests/tools
+
     return path.is_file() and declares_own_process(path.read_text(encoding="utf-8"))
 
 
