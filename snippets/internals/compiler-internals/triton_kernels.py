@@ -97,6 +97,21 @@ def _check() -> None:
     torch.testing.assert_close(c, a @ b, atol=1e-4, rtol=1e-4)
     assert os.environ["TRITON_INTERPRET"] == "1"
 
+    import pytest
+
+    # Under the interpreter the triton_op does not compile: the tracer gets the raw kernel, which needs data.
+    with pytest.raises(Exception, match="Cannot access data pointer"):
+        torch.compile(lambda a, b: tadd(a, b) * 2, backend="aot_eager", fullgraph=True)(x, y)
+
+    # The interpreter does not flag an unmasked load past the end of the tensor.
+    @triton.jit
+    def unmasked_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+
+    big_out = torch.empty(16)
+    unmasked_kernel[(1,)](torch.randn(10), big_out, BLOCK=16)  # reads 6 elements past the end
+
 
 if __name__ == "__main__":
     _check()

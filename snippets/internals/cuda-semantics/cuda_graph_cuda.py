@@ -23,13 +23,6 @@ print(torch.equal(static_y, new * 2), static_y.data_ptr() == ptr)
 # --8<-- [end:demo]
 
 # --8<-- [start:rules]
-try:
-    with torch.cuda.graph(torch.cuda.CUDAGraph()):
-        static_x.sum().item()  # a host sync inside a capture
-except RuntimeError as err:
-    print("capturing" in str(err))
-# > True
-
 drop_g = torch.cuda.CUDAGraph()
 ones = torch.ones(1000, device="cuda")
 with torch.cuda.graph(drop_g):
@@ -39,6 +32,13 @@ first = mask.clone()
 drop_g.replay()
 print(torch.equal(first, mask))  # each replay draws new numbers
 # > False
+
+try:
+    with torch.cuda.graph(torch.cuda.CUDAGraph()):
+        static_x.sum().item()  # a host sync inside a capture
+except RuntimeError as err:
+    print("captur" in str(err))
+# > True
 # --8<-- [end:rules]
 
 
