@@ -36,6 +36,11 @@ def _check() -> None:
         for n in (1, 5):
             x = torch.randn(n, 4)
             torch.testing.assert_close(runner(x), model(x))
+    # with the runtime checks switched on, the same package rejects batch 65
+    os.environ["AOTI_RUNTIME_CHECK_INPUTS"] = "1"
+    checked = torch._inductor.aoti_load_package(path)
+    with pytest.raises(RuntimeError, match="dim value is too large at 0, expected to be <= 64, but got: 65"):
+        checked(torch.randn(65, 4))
     # ExportedProgram.module() does check the range
     with pytest.raises(AssertionError):
         ep.module()(torch.randn(65, 4))
