@@ -34,7 +34,7 @@ api.seen, aten.seen = [], []
 with api, aten:
     loss.backward()
 print(api.seen, len(aten.seen), "gelu_backward.default" in aten.seen)
-# > ['backward'] 14 True
+# > ['backward'] 11 True
 # --8<-- [end:demo]
 
 # --8<-- [start:autocast]
