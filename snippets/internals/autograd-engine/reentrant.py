@@ -28,6 +28,7 @@ print(x.grad)  # 3 x^2
 # --8<-- [end:cube]
 
 # --8<-- [start:checkpoint]
+import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 

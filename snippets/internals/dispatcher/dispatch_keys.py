@@ -15,7 +15,10 @@ print([int(getattr(DK, name)) for name in order])  # higher runs first
 # --8<-- [start:mode]
 from contextlib import nullcontext
 
+import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+DK = torch._C.DispatchKey
 
 
 class KeyLog(TorchDispatchMode):

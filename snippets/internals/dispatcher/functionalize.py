@@ -29,6 +29,7 @@ print(f(a).item(), pure(b).item(), torch.equal(a, b))
 # --8<-- [end:demo]
 
 # --8<-- [start:export]
+import torch
 from torch import nn
 
 

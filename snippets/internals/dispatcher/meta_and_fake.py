@@ -13,6 +13,7 @@ print(conv(torch.empty(8, 3, 224, 224, device="meta")).shape)
 # --8<-- [end:meta]
 
 # --8<-- [start:fake]
+import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 

@@ -33,6 +33,13 @@ print(open_fds() - before >= 64)  # each live tensor holds an fd
 def _check() -> None:
     import inspect
 
+    class _Pids(torch.utils.data.Dataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            return torch.tensor([os.getpid()])
+
     # in the main process nothing is shared
     x0, _ = next(iter(DataLoader(ds, batch_size=1, num_workers=0)))
     assert not x0.is_shared()
@@ -52,14 +59,6 @@ def _check() -> None:
     finally:
         torch.multiprocessing.set_sharing_strategy("file_descriptor")
     assert "in_order" in inspect.signature(DataLoader).parameters
-
-
-class _Pids(torch.utils.data.Dataset):
-    def __len__(self):
-        return 8
-
-    def __getitem__(self, i):
-        return torch.tensor([os.getpid()])
 
 
 if __name__ == "__main__":

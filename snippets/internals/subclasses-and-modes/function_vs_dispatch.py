@@ -35,15 +35,13 @@ with api, aten:
     loss.backward()
 print(api.seen, len(aten.seen), "gelu_backward.default" in aten.seen)
 # > ['backward'] 11 True
-# --8<-- [end:demo]
 
-# --8<-- [start:autocast]
 aten.seen = []
 with torch.autocast("cpu", dtype=torch.bfloat16), aten:
     lin(x)
 print([name.split(".")[0] for name in aten.seen])  # casts come first
 # > ['_to_copy', '_to_copy', '_to_copy', 't', 'addmm']
-# --8<-- [end:autocast]
+# --8<-- [end:demo]
 
 
 # ---- checks: run by the tests, never shown on the page ----

@@ -27,9 +27,14 @@ print(counter.counts["addmm"], counter.counts["mm"])
 # --8<-- [end:counter]
 
 # --8<-- [start:flops]
+import torch
 import torch.nn.functional as F
+from torch import nn
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils.flop_counter import FlopCounterMode
+
+layer = nn.Linear(8, 16)
+x = torch.randn(4, 8, requires_grad=True)
 
 with FlopCounterMode(display=False) as flops:
     layer(x).sum().backward()
