@@ -8,8 +8,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 ds = TensorDataset(torch.arange(64.0).reshape(32, 2), torch.arange(32))
 it = iter(DataLoader(ds, batch_size=1, num_workers=2))
-print(type(it).__name__)
-# > _MultiProcessingDataLoaderIter
+print(type(it))
+# > <class 'torch.utils.data.dataloader._MultiProcessingDataLoaderIter'>
 print(len(it._index_queues), it._tasks_outstanding)  # prefetch_factor 2 x 2
 # > 2 4
 x, y = next(it)
