@@ -40,7 +40,8 @@ def kinds(ep):
 ep = torch.export.export(nn.BatchNorm1d(4).train(), (torch.randn(8, 4),))
 print(kinds(ep))  # training IR: in-place running-stat updates stay inside
 # > ['USER_OUTPUT']
-print(kinds(ep.run_decompositions()))  # functional: updates become outputs
+functional = ep.run_decompositions()
+print(kinds(functional))  # functional: the updates become outputs
 # > ['BUFFER_MUTATION', 'BUFFER_MUTATION', 'BUFFER_MUTATION', 'USER_OUTPUT']
 # --8<-- [end:export]
 
@@ -57,7 +58,7 @@ def _check() -> None:
     assert inplace_ops(views) == ["aten.copy_.default"]
     training = targets(ep.graph_module)
     assert "aten.add_.Tensor" in training and "aten.batch_norm.default" in training
-    decomposed = targets(ep.run_decompositions().graph_module)
+    decomposed = targets(functional.graph_module)
     assert "aten._native_batch_norm_legit_functional.default" in decomposed
     assert not any(t.startswith("aten.") and t.split(".")[1].endswith("_") for t in decomposed)
 
