@@ -17,7 +17,7 @@ class BF16Store(torch.Tensor):
     def __init__(self, inner):
         self.inner = inner.to(torch.bfloat16)
 
-    def __repr__(self):  # the default repr would read data the outer has none of
+    def __repr__(self):  # the default repr would read data the outer lacks
         return f"BF16Store({self.inner})"
 
     def __tensor_flatten__(self):  # for torch.compile (and FSDP2, DCP)
