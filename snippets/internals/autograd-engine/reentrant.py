@@ -72,7 +72,8 @@ def _check() -> None:
 
     # reentrant checkpoint: no autograd.grad, and no parameter gradients when no input needs grad
     t = torch.randn(2, 4, requires_grad=True)
-    with pytest.raises(RuntimeError, match=r"When use_reentrant=True, torch.utils.checkpoint is incompatible with \.grad\(\)"):
+    incompatible = r"When use_reentrant=True, torch.utils.checkpoint is incompatible with \.grad\(\)"
+    with pytest.raises(RuntimeError, match=incompatible):
         torch.autograd.grad(checkpoint(layer, t, use_reentrant=True).sum(), t)
     with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
         lost = checkpoint(layer, inp, use_reentrant=True)

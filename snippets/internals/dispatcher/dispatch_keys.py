@@ -56,7 +56,7 @@ def _check() -> None:
     import pytest
 
     with pytest.raises(AttributeError):
-        DK.Fake  # FakeTensor rides the Python key; there is no Fake key
+        _ = DK.Fake  # FakeTensor rides the Python key; there is no Fake key
     assert int(DK.FuncTorchBatched) > int(DK.AutocastCPU) > int(DK.AutogradFunctionality)
     assert int(DK.PythonDispatcher) > int(DK.PreDispatch) > int(DK.PythonTLSSnapshot) > int(DK.FuncTorchBatched)
     assert int(DK.ADInplaceOrView) > int(DK.ZeroTensor) > int(DK.Negative) > int(DK.Conjugate) > int(DK.Functionalize)

@@ -1,7 +1,6 @@
 """torch.library: a kernel per dispatch key, CompositeImplicit vs CompositeExplicit, the autograd fallback."""
 
 # --8<-- [start:demo]
-import numpy as np
 import torch
 from torch.library import Library
 from torch.utils._python_dispatch import TorchDispatchMode
