@@ -93,7 +93,9 @@ def test_the_run_mode_comes_from_the_code_the_block_shows():
             '"""d."""\n# --8<-- [start:demo]\ndef f():\n    x = 1\n\n    return x\n# --8<-- [end:demo]\n'
         ),
         "snippets/a/run_dist.py": '"""d."""\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n',
-        "snippets/a/own.py": '"""d."""\n# runs in its own process: why\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n',
+        "snippets/a/own.py": (
+            '"""d."""\n# runs in its own process: why\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n'
+        ),
     }
 
     def text_of(include):

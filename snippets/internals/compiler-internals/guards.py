@@ -59,6 +59,7 @@ print(len(compiles))
 # ---- checks: run by the tests, never shown on the page ----
 def _check() -> None:
     logging.getLogger("torch._dynamo").removeHandler(handler)
+    torch.testing.assert_close(cf(torch.ones(3), 2, 0.5), f(torch.ones(3), 2, 0.5))  # eager f agrees
     assert (
         "TENSOR_MATCH: check_tensor(L['x'], Tensor, DispatchKeySet(CPU, BackendSelect, ADInplaceOrView, "
         "AutogradCPU), torch.float32, device=None, requires_grad=False, size=[3], stride=[1])" in text

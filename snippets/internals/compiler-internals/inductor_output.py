@@ -1,4 +1,4 @@
-"""Inductor's generated code, read by a test: one fused C++ kernel for the pointwise ops and a reduction, an extern mm."""
+"""Inductor's generated code, read by a test: one fused C++ kernel for the pointwise ops and the sum, an extern mm."""
 
 # --8<-- [start:demo]
 import torch

@@ -29,6 +29,7 @@ class Prefetcher:
 
 
 Buggy = Prefetcher
+assert torch.cuda.is_available()  # the GPU lane only
 
 # --8<-- [start:fixed]
 import torch

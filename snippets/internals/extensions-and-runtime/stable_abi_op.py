@@ -1,5 +1,7 @@
 """A real C++ op against the LibTorch stable ABI, built with load_inline in seconds, then made compilable."""
 
+# runs in its own process: a fake, once registered, stays for the process; the page shows the op before it
+
 # --8<-- [start:build]
 import torch
 from torch.utils.cpp_extension import load_inline
