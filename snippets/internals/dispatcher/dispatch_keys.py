@@ -69,6 +69,7 @@ def _check() -> None:
         assert not excluded(DK.AutocastCPU)
     with torch.no_grad():
         assert not excluded(DK.AutogradFunctionality)  # no_grad only flips GradMode
+    assert "ADInplaceOrView" in str(torch._C._dispatch_tls_local_include_set())
     with torch.inference_mode():
         assert excluded(DK.AutogradFunctionality)
         assert str(torch._C._dispatch_tls_local_include_set()) == "DispatchKeySet(BackendSelect)"

@@ -82,6 +82,13 @@ def _check() -> None:
     z.grad = None
     torch.ops.m11.scale_implicit(z, 2.0).sum().backward()
     assert torch.equal(z.grad, torch.full((3,), 2.0))
+    # custom_op fills three slots: CompositeExplicitAutograd (the kernel), Meta (the fake), Autograd
+    @torch.library.custom_op("m11::probe", mutates_args=())
+    def probe(t: torch.Tensor) -> torch.Tensor:
+        return t.clone()
+
+    slots = [line.split(":")[0] for line in torch._C._dispatch_dump("m11::probe").splitlines()[4:]]
+    assert slots == ["Meta", "Autograd[alias]", "CompositeExplicitAutograd[alias]"], slots
     # the error mode of the fallback is not implemented on 2.14
     with pytest.raises(RuntimeError, match="NYI: mode='error'"):
         torch._C._set_autograd_fallback_mode("error")
