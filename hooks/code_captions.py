@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from page_fences import find_fences
-from run_modes import CAPTIONS, run_mode
+from run_modes import CAPTIONS, declares_own_process, run_mode
 from snippet_markup import Include, parse_include, read_sections, section_lines
 from verification_reports import Report, Run, parse_report, runs_verifying
 
@@ -74,7 +74,9 @@ def shown_code(includes: list[Include], text_of: Callable[[Include], str]) -> st
 
 def block_run_mode(includes: list[Include], text_of: Callable[[Include], str]) -> str:
     """PASTE or FILE (hooks/run_modes.py) for a fence of these includes."""
-    starts_processes = any(Path(i.path).stem.endswith(("_dist", "_dist_cuda")) for i in includes)
+    starts_processes = any(
+        Path(i.path).stem.endswith(("_dist", "_dist_cuda")) or declares_own_process(text_of(i)) for i in includes
+    )
     return run_mode(shown_code(includes, text_of), starts_processes)
 
 

@@ -15,6 +15,7 @@ import codeop
 
 PASTE = "paste"  # paste it at the `python` prompt
 FILE = "file"  # save it as a .py file and run `python file.py`
+OWN_PROCESS = "# runs in its own process: "  # a snippet line that declares it, with the reason after it
 CAPTIONS = {
     PASTE: "Runs pasted at the `python` prompt",
     FILE: "Runs saved as a `.py` file: `python file.py`",
@@ -42,3 +43,10 @@ def run_mode(code: str, starts_processes: bool) -> str:
     if starts_processes or not pastes_cleanly(code):
         return FILE
     return PASTE
+
+
+def declares_own_process(snippet_text: str) -> bool:
+    """True when a snippet has a line `# runs in its own process: <why>` at the left margin: it sets up
+    process-wide state that must come first (TRITON_INTERPRET before `import triton`), so the tests run it
+    as a script in a fresh process and the page says to save it as a file."""
+    return any(line.startswith(OWN_PROCESS) and line[len(OWN_PROCESS) :].strip() for line in snippet_text.split("\n"))

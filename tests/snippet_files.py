@@ -5,7 +5,9 @@ The filename declares the hardware:
 - `*_cuda.py`       needs a CUDA GPU: runs only on the GPU lane (`make test-gpu`).
 - `*_dist.py`       starts its own processes (gloo on CPU, NCCL on GPU): run as a subprocess, with a timeout.
 - `*_dist_cuda.py`  both: the GPU lane runs it as a subprocess, with the same timeout.
-- anything else is device-agnostic and runs in-process on both lanes.
+- anything else is device-agnostic and runs in-process on both lanes, unless it declares
+  `# runs in its own process: <why>` (hooks/run_modes.py): then it runs as a script in a fresh process,
+  like a `*_dist.py` file (e.g. TRITON_INTERPRET=1 must be set before anything imports triton).
 
 A snippet may declare, in a comment line of its own at the left margin (outside the shown sections),
 what its claims need beyond that; the runner skips it with the reason otherwise, never fails it and
@@ -51,7 +53,12 @@ def needs_gpu(path: Path) -> bool:
 
 
 def starts_processes(path: Path) -> bool:
-    return path.stem.endswith(("_dist", "_dist_cuda"))
+    """Runs in its own process: it starts processes (`*_dist.py`), or it declares that it must."""
+    if path.stem.endswith(("_dist", "_dist_cuda")):
+        return True
+    from run_modes import declares_own_process  # hooks/ is on the path under pytest, not for tests/tools
+
+    return path.is_file() and declares_own_process(path.read_text(encoding="utf-8"))
 
 
 def repo_relative(path: Path) -> str:

@@ -33,6 +33,13 @@ def test_filenames_choose_the_lane() -> None:
     assert needs_gpu(Path("snippets/x/y/ddp_dist_cuda.py")) and starts_processes(Path("snippets/x/y/ddp_dist_cuda.py"))
 
 
+def test_a_snippet_can_declare_that_it_runs_in_its_own_process(tmp_path: Path) -> None:
+    declared = _snippet(tmp_path, "kernels.py", "# runs in its own process: TRITON_INTERPRET comes before triton")
+    assert starts_processes(declared) and not needs_gpu(declared)
+    assert not starts_processes(_snippet(tmp_path, "plain.py", "# runs in its own process:"))  # no reason given
+    assert not starts_processes(tmp_path / "missing.py")
+
+
 def test_every_snippet_that_starts_an_nccl_group_runs_in_its_own_process() -> None:
     nccl = [p for p in all_snippets() if "init_process_group" in p.read_text(encoding="utf-8") and needs_gpu(p)]
     assert nccl, "expected the NCCL snippets of the distributed chapter"

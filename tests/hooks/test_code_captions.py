@@ -93,6 +93,9 @@ def test_the_run_mode_comes_from_the_code_the_block_shows():
             '"""d."""\n# --8<-- [start:demo]\ndef f():\n    x = 1\n\n    return x\n# --8<-- [end:demo]\n'
         ),
         "snippets/a/run_dist.py": '"""d."""\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n',
+        "snippets/a/own.py": (
+            '"""d."""\n# runs in its own process: why\n# --8<-- [start:demo]\nx = 1\n# --8<-- [end:demo]\n'
+        ),
     }
 
     def text_of(include):
@@ -104,6 +107,7 @@ def test_the_run_mode_comes_from_the_code_the_block_shows():
     assert mode("snippets/a/flat.py") == PASTE
     assert mode("snippets/a/gap.py") == FILE  # the blank line ends the body at the prompt
     assert mode("snippets/a/run_dist.py") == FILE  # it starts processes, which import the main file
+    assert mode("snippets/a/own.py") == FILE  # it declares that it needs a fresh process
 
 
 def test_only_a_build_given_test_reports_says_every_example_ran():

@@ -1,5 +1,5 @@
 import pytest
-from run_modes import FILE, PASTE, pastes_cleanly, run_mode
+from run_modes import FILE, PASTE, declares_own_process, pastes_cleanly, run_mode
 
 
 @pytest.mark.parametrize(
@@ -24,3 +24,9 @@ def test_a_block_that_starts_processes_runs_as_a_file():
     assert run_mode("x = 1", starts_processes=False) == PASTE
     assert run_mode("x = 1", starts_processes=True) == FILE
     assert run_mode("def f():\n    a = 1\n\n    return a\n", starts_processes=False) == FILE
+
+
+def test_a_snippet_declares_its_own_process_on_a_line_of_its_own_with_a_reason():
+    assert declares_own_process('"""d."""\n# runs in its own process: TRITON_INTERPRET first\nx = 1\n')
+    assert not declares_own_process("# runs in its own process:\n")  # a reason is required
+    assert not declares_own_process("x = 1  # runs in its own process: no, not at the margin\n")
