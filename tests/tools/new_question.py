@@ -79,7 +79,7 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[1])
     parser.add_argument("--page", required=True, help="page path without .md, e.g. tensors/anatomy")
     parser.add_argument("--name", required=True, help="snippet file name, snake_case, without .py")
-    parser.add_argument("--number", required=True, type=int, help="the question's global number (Q1-Q120)")
+    parser.add_argument("--number", required=True, type=int, help="the question's global number (Q1-Q200 today)")
     parser.add_argument("--title", required=True, help="the question, as an interviewer asks it")
     args = parser.parse_args(argv)
     page_file, snippet_file = new_question(ROOT, args.page, args.name, args.number, args.title)
