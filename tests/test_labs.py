@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 import pytest
-from lab_format import SOLUTION_TITLE, exercises, notebook_json, parse_lab
 from coding_labs import practice_folders
+from lab_format import SOLUTION_TITLE, exercises, notebook_json, parse_lab
 from labs import lab_sources, lab_text, notebook_sources
 
 from tests.lab_runs import run_here, run_in_kernel, solved_cells, unsolved_cells

@@ -159,7 +159,8 @@ def _check() -> None:
     assert grade(_solution).startswith("C13 passes")
     with pytest.raises(AssertionError, match=r"^C13 · check 1/8 \(call\): attention raised NotImplementedError"):
         grade(_stub)
-    with pytest.raises(AssertionError, match=r"^C13 · check 2/8 \(device\): not device-agnostic .*" + re.escape(WRONG_MESSAGE)):
+    device = r"^C13 · check 2/8 \(device\): not device-agnostic \(line \d+\): "
+    with pytest.raises(AssertionError, match=device + re.escape(WRONG_MESSAGE)):
         grade(_wrong)
     # the wrong attempt passes the usual unit test: CPU tensors, both masks
     q, k, v = (randn(1, 2, 3, 4, seed=s, dtype=torch.float64) for s in range(3))
