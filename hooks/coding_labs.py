@@ -11,6 +11,7 @@ from reading the files it is given; every mistake names the file and line.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from pathlib import Path
 
@@ -41,8 +42,24 @@ def practice_folders(root: Path) -> list[Path]:
     return [folder for folder in sorted(base.glob("*/")) if folder.is_dir() and problem_files(folder)]
 
 
-def grader(text: str, path: str) -> tuple[str, list[str]]:
-    """`grade`'s source and its parameter names (the prompt's entries, in order)."""
+def top_level_names(text: str) -> set[str]:
+    """What a module defines at its top level (the kit's public names, for the check cells)."""
+    names = set()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def grader(text: str, path: str, known: set[str] = frozenset()) -> tuple[str, list[str]]:
+    """`grade`'s source and its parameter names (the prompt's entries, in order). The check cell holds
+    only that source, after the kit cell: a name grade uses must be defined inside it, or be one of
+    `known` (the kit's) or a builtin."""
     tree = ast.parse(text, path)
     found = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "grade"]
     if not found:
@@ -50,6 +67,26 @@ def grader(text: str, path: str) -> tuple[str, list[str]]:
     names = [arg.arg for arg in found[0].args.args]
     if not names:
         raise LabError(f"{path}:{found[0].lineno}: grade takes the prompt's entries, named as in the prompt")
+    nodes = list(ast.walk(found[0]))
+    defined = set(known) | set(dir(builtins)) | {a.arg for n in nodes if isinstance(n, ast.arguments)
+                                                  for a in n.posonlyargs + n.args + n.kwonlyargs}
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.arguments):
+            defined.update(a.arg for a in (node.vararg, node.kwarg) if a)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            defined.add(node.name)
+    for node in nodes:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in defined:
+            raise LabError(
+                f"{path}:{node.lineno}: grade uses `{node.id}`, which the notebook's check cell does not have "
+                "(it holds only grade and the kit): define it inside grade"
+            )
     return ast.get_source_segment(text, found[0]), names
 
 
@@ -67,7 +104,8 @@ def _markdown(text: str) -> str:
 def practice_text(folder: Path, root: Path) -> str:
     """The page's notebook in the lab format (jupytext percent text)."""
     page = folder.name.replace("-", " ").capitalize()
-    kit = _section((root / KIT).read_text(encoding="utf-8"), "kit", KIT.as_posix())
+    kit_text = (root / KIT).read_text(encoding="utf-8")
+    kit, known = _section(kit_text, "kit", KIT.as_posix()), top_level_names(kit_text)
     cells = [
         "# %% [markdown]\n"
         + _markdown(
@@ -81,7 +119,7 @@ def practice_text(folder: Path, root: Path) -> str:
     for path in problem_files(folder):
         text, where = path.read_text(encoding="utf-8"), path.relative_to(root).as_posix()
         number, title = problem_key(text, where)
-        source, names = grader(text, where)
+        source, names = grader(text, where, known)
         cells += [
             f"# %% [markdown]\n# ## C{number} · {title}",
             f'# %% tags=["exercise"]\n{_section(text, "prompt", where)}',

@@ -269,7 +269,7 @@ def test_every_coding_problem_has_its_prompt_drill_message_and_panels(page: Path
         message = _wrong_message(source)
         if not message:
             problems.append(f"{where}: {path} sets WRONG_MESSAGE to the grader's message for `wrong` (a string)")
-        elif message not in drill.text():
+        elif " ".join(message.split()) not in " ".join(drill.text().split()):  # a quote may wrap lines
             problems.append(f"{where}: the spot-the-bug's text does not quote WRONG_MESSAGE: {message!r}")
     assert not problems, "\n".join(problems)
 

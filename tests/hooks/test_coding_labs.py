@@ -81,6 +81,12 @@ def test_format_mistakes_name_the_file_and_line():
         grader('"""C1 · x."""\n', "p.py")
     with pytest.raises(LabError, match=r"^p\.py:2: grade takes the prompt's entries"):
         grader('"""C1 · x."""\ndef grade():\n    pass\n', "p.py")
+    outside = '"""C1 · x."""\nMESSAGE = "m"\ndef grade(f):\n    import torch\n    assert f(torch), MESSAGE\n'
+    with pytest.raises(LabError, match=r"^p\.py:5: grade uses `MESSAGE`, which the notebook's check cell does not"):
+        grader(outside, "p.py", {"call"})
+    inside = '"""C1 · x."""\ndef grade(f, *a, **k):\n    def g(x, y=1):\n        return [z for z in (x, y, a, k)]\n'
+    inside += "    try:\n        pass\n    except ValueError as error:\n        raise AssertionError(error)\n"
+    assert grader(inside + "    return call(g, f)\n", "p.py", {"call"})[1] == ["f"]
 
 
 def test_a_missing_section_names_the_file(tmp_path):
