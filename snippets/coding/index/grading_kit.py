@@ -211,12 +211,14 @@ def on_fake_gpu(fn, *inputs, like="x", **kwargs):
         )
     except Exception as error:
         text = str(error)
+        first = (text.strip().splitlines() or [""])[0][:200]
         if "found at least two devices" not in text:
+            name = getattr(fn, "__qualname__", type(fn).__name__)
             raise AssertionError(
-                f"on a (fake) GPU, {type(error).__name__}{_where(error)}: "
-                f"{text.splitlines()[0][:200]}"
+                f"{name} raised {type(error).__name__}{_where(error)} "
+                f"on a (fake) GPU: {first}"
             ) from None
-        found = text[text.index("found") :].splitlines()[0]
+        found = text[text.index("found") :].splitlines()[0]  # CUDA's words
         raise AssertionError(
             f"not device-agnostic{_where(error)}: {found} "
             f"Create tensors with `device={like}.device`"
@@ -410,8 +412,10 @@ def _check() -> None:
         on_fake_gpu(cpu_mask, q, like="q")
     with pytest.raises(AssertionError, match=r"an output is on cpu for cuda inputs"):
         on_fake_gpu(lambda t: torch.zeros(3), q)
-    with pytest.raises(AssertionError, match=r"on a \(fake\) GPU, RuntimeError"):
+    with pytest.raises(AssertionError, match=r"^_check.<locals>.<lambda> raised RuntimeError .*on a \(fake\) GPU: "):
         on_fake_gpu(lambda t: t @ torch.ones(3, device=t.device), q)
+    with pytest.raises(AssertionError, match=r"^_check.<locals>.stub raised NotImplementedError \(line \d+\) on a"):
+        on_fake_gpu(stub, q)
     assert "data-dependent op (aten.nonzero" in on_fake_gpu(lambda t: t[t > 0], q)
     assert on_fake_gpu(agnostic, q, like="q") == "device-agnostic (checked on a fake GPU)"
     layer = torch.nn.BatchNorm1d(4)
