@@ -92,7 +92,9 @@ def grade(verify):
         return 0.5 * (freq - probs.cpu().double()).abs().sum().item()
 
     probs = torch.tensor([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])
-    on_fake_gpu(lambda d, q, p: call(verify, d, q, p), torch.tensor([[0, 2]]), probs[None, :2], probs[None, :3])
+    small = (torch.tensor([[0, 2]]), probs[None, :2], probs[None, :3])
+    call(verify, *small)  # construction and signature, on the CPU
+    on_fake_gpu(verify, *small, like="p")
     for dev in devices():
         gen = torch.Generator(device=dev).manual_seed(0)
         p_t, q_t, p_k = probs.to(dev)
@@ -114,7 +116,8 @@ def grade(verify):
         if n.tolist() != [0] * B or (tokens[:, 1:] != -1).any() or (tokens[:, 0] == 0).any():
             fail("p(x) = 0", f"draft token 0 has target probability 0: it must be rejected at once and the rest padded "
                  f"with -1; got tokens {tokens[0].tolist()}, n_accepted {n[0].item()}")
-        # statistics over 50,000 rows (noise: total variation about 0.003; thresholds at 10 sigma): the first emitted token follows p, whatever q drafted
+        # 50,000 rows (noise in total variation is about 0.003, thresholds at 10 sigma): the first
+        # emitted token follows p, whatever q drafted
         N = 50_000
         dgen = torch.Generator().manual_seed(7)
         draft1 = torch.multinomial(probs[1].expand(N, 3), 1, replacement=True, generator=dgen).to(dev)

@@ -77,7 +77,8 @@ def grade(filter_top_p):
                 break
         return keep
 
-    on_fake_gpu(lambda z: call(filter_top_p, z, 0.9), torch.randn(2, 11), like="logits")
+    call(filter_top_p, torch.randn(2, 11), 0.9)  # construction and signature, on the CPU
+    on_fake_gpu(filter_top_p, torch.randn(2, 11), 0.9, like="logits")
     for dev in devices():
         peaked = torch.tensor([[4.0, 1.0, 0.5, 0.0, -1.0]], device=dev)  # top token 0.91
         out = call(filter_top_p, peaked, 0.5)
