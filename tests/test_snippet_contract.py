@@ -406,6 +406,29 @@ def test_the_contributing_runbook_states_each_rule_this_file_enforces() -> None:
     assert not unknown, f"RUNBOOK names rules this file no longer has: {unknown}"
 
 
+# The "Add a coding problem" recipe, step by step, with the test that holds each step.
+CODING_RUNBOOK = {
+    "docstring is `C<n> · <title>.`": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    "`# --8<-- [start:prompt]`": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    "Set `WRONG_MESSAGE`": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    "the notebook's check cell holds nothing else": "tests.test_labs.test_committed_notebook_is_the_lab",
+    "`grade(_wrong)` raises one matching `re.escape(WRONG_MESSAGE)`": "tests.test_snippets.test_snippet",
+    "whose `bug` lines are the lines that differ": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    '`??? failure "Where people lose the point"`': "test_every_question_has_both_collapsed_panels",
+    "Run `make labs`": "tests.test_labs.test_committed_notebook_is_the_lab",
+}
+
+
+def test_the_contributing_coding_recipe_states_each_rule_this_file_enforces() -> None:
+    text = read(ROOT / ".github" / "CONTRIBUTING.md")
+    recipe = text[text.index("## Add a coding problem") :]
+    recipe = recipe[: recipe.index("\n## ", 1)]
+    missing = [phrase for phrase in CODING_RUNBOOK if phrase not in " ".join(recipe.split())]
+    assert not missing, f".github/CONTRIBUTING.md's 'Add a coding problem' no longer states: {missing}"
+    unknown = [rule for rule in CODING_RUNBOOK.values() if not _rule_exists(rule)]
+    assert not unknown, f"CODING_RUNBOOK names rules this file no longer has: {unknown}"
+
+
 def _rule_exists(rule: str) -> bool:
     module, _, name = rule.rpartition(".")
     return hasattr(importlib.import_module(module), name) if module else rule in globals()
