@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from coding_labs import NOTEBOOK as PRACTICE
 from coding_labs import practice_folders
 from lab_format import SOLUTION_TITLE, exercises, notebook_json, parse_lab
 from labs import lab_sources, lab_text, notebook_sources
@@ -38,7 +39,7 @@ def test_every_coding_page_with_problems_has_a_notebook() -> None:
     with_problems = [folder.name for folder in practice_folders(ROOT)]
     assert with_problems and set(with_problems) <= set(pages)
     for folder in practice_folders(ROOT):
-        assert NOTEBOOKS[folder].is_file(), f"{repo_relative(folder)}: no practice.ipynb: run `make labs`"
+        assert (folder / PRACTICE).is_file(), f"{repo_relative(folder)}: no {PRACTICE}: run `make labs`"
 
 
 @pytest.mark.parametrize("path", LABS, ids=repo_relative)
