@@ -137,10 +137,12 @@ def grade(MultiHeadAttention):
         call(mha, x.float())
         try:
             MultiHeadAttention(8, 3)
-        except ValueError:
-            pass
-        else:
-            raise AssertionError("MultiHeadAttention(8, 3) must raise ValueError: 8 is not a multiple of 3")
+            raised = None
+        except Exception as error:
+            raised = error
+        assert isinstance(raised, ValueError), (
+            f"MultiHeadAttention(8, 3) must raise ValueError (8 is not a multiple of 3), not {raised!r}"
+        )
     with step("parameters"):
         ref = nn.MultiheadAttention(8, 2, batch_first=True)
         got = {k: tuple(v.shape) for k, v in mha.state_dict().items()}
