@@ -100,7 +100,8 @@ def grade(bce_with_logits, fit_logistic):
     X = torch.randn(40, 3, generator=gen, dtype=torch.float64)
     y = (X @ torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64) + 0.3 * torch.randn(40, generator=gen,
          dtype=torch.float64) > 0).double()
-    call(bce_with_logits, X[:, 0], y), call(fit_logistic, X, y, 0.1, 1)  # construction and signature
+    with forbid_files("torch/autograd/__init__.py"):
+        call(bce_with_logits, X[:, 0], y), call(fit_logistic, X, y, 0.1, 1)  # construction and signature
     on_fake_gpu(lambda X, y: (bce_with_logits(X[:, 0], y), fit_logistic(X, y, 0.1, 2)), X, y, like="X")
     for dev in devices():
         z = torch.randn(50, generator=gen, dtype=torch.float64).to(dev) * 3
@@ -138,6 +139,20 @@ def _check():
         grade(*_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(*_wrong)
+    # gradients from autograd instead of by hand are refused
+    import torch
+
+    def autograd_fit(X, y, lr, steps, weight_decay=0.0):
+        w = torch.zeros(X.shape[1], dtype=X.dtype, device=X.device, requires_grad=True)
+        b = torch.zeros((), dtype=X.dtype, device=X.device, requires_grad=True)
+        for _ in range(steps):
+            loss = _solution[0](X @ w + b, y) + weight_decay / 2 * (w * w).sum()
+            gw, gb = torch.autograd.grad(loss, (w, b))
+            w, b = (w - lr * gw).detach().requires_grad_(), (b - lr * gb).detach().requires_grad_()
+        return w.detach(), b.detach()
+
+    with pytest.raises(AssertionError, match="calls torch/autograd/__init__.py"):
+        grade(_solution[0], autograd_fit)
 
 
 if __name__ == "__main__":

@@ -204,6 +204,14 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # torch's own AdamW (whose step lives in adam.py) running inside the reader's class is refused
+    import torch
+
+    class Delegating(torch.optim.AdamW):
+        pass
+
+    with pytest.raises(AssertionError, match="calls torch/optim/adam"):
+        grade(Delegating)
 
 
 if __name__ == "__main__":

@@ -136,6 +136,11 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # torch's clip_grad_norm_ under another name is refused
+    from torch.nn.utils import clip_grad_norm_ as renamed
+
+    with pytest.raises(AssertionError, match="calls torch/nn/utils/clip_grad.py"):
+        grade(lambda params, max_norm, norm_type=2.0: renamed(list(params), max_norm, norm_type))
 
 
 if __name__ == "__main__":

@@ -199,6 +199,14 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # torch's own SGD running inside the reader's class is refused, however it is reached
+    import torch
+
+    class Delegating(torch.optim.SGD):
+        pass
+
+    with pytest.raises(AssertionError, match="calls torch/optim/sgd.py"):
+        grade(Delegating)
 
 
 if __name__ == "__main__":
