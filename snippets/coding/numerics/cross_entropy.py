@@ -152,6 +152,10 @@ def _check() -> None:
     # the wrong attempt passes the usual unit test: no target ignored
     x, t = randn(5, 4), torch.tensor([0, 1, 2, 3, 0])
     close(_wrong(x, t), F.cross_entropy(x, t))
+    # and its "sum" and "none" are right even with ignored targets: only the mean divides by the wrong count
+    t = torch.tensor([0, -100, 2, 3, -100])
+    for reduction in ("sum", "none"):
+        close(_wrong(x, t, reduction=reduction), F.cross_entropy(x, t, reduction=reduction))
     # torch's own mean over all-ignored targets is NaN; "sum" is 0
     assert F.cross_entropy(x, torch.full((5,), -100)).isnan()
     assert F.cross_entropy(x, torch.full((5,), -100), reduction="sum") == 0
