@@ -112,9 +112,9 @@ def grade(gqa):
             q, k, v = inputs(hq, hkv)
             close(run(q, k, v), reference(q, k, v), what)
         q, k, v = inputs(4, 3)
+        raised = None
         try:
             gqa(q, k, v)
-            raised = None
         except Exception as error:
             raised = error
         assert isinstance(raised, ValueError), (
@@ -143,6 +143,8 @@ def _check() -> None:
     for hq, hkv in ((4, 1), (2, 2)):
         q, k, v = (randn(1, h, 3, 4, seed=s, dtype=torch.float64) for s, h in enumerate((hq, hkv, hkv)))
         close(_wrong(q, k, v), _solution(q, k, v))
+    with pytest.raises(ValueError, match="can't share"):
+        _wrong(torch.ones(1, 4, 2, 2), torch.ones(1, 3, 2, 2), torch.ones(1, 3, 2, 2))
 
 
 if __name__ == "__main__":

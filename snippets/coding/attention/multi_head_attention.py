@@ -135,9 +135,9 @@ def grade(MultiHeadAttention):
     with step("construct"):
         mha = call(MultiHeadAttention, 8, 2)
         call(mha, x.float())
+        raised = None
         try:
             MultiHeadAttention(8, 3)
-            raised = None
         except Exception as error:
             raised = error
         assert isinstance(raised, ValueError), (
@@ -206,6 +206,10 @@ def _check() -> None:
     assert m(torch.randn(2, 5, 8)).shape == (2, 5, 8)
     x = torch.randn(2, 1, 8)
     assert torch.allclose(m(x), _solution.forward(m, x))
+    with pytest.raises(ValueError, match="not a multiple"):
+        _wrong(8, 3)
+    with pytest.raises(NotImplementedError):
+        _stub.forward(None, x)
 
 
 if __name__ == "__main__":

@@ -182,6 +182,9 @@ def _check() -> None:
     # parameter's expands to (here (2, 3, 4) for a (3, 4) weight); gradcheck passes too
     x, w, b = (randn(*s, seed=i, dtype=torch.float64) for i, s in enumerate([(2, 5, 4), (3, 4), (3,)]))
     gradcheck64(_wrong.apply, [x, w, b], names=["x", "weight", "bias"])
+    for method, args in ((_stub.setup_context, (None, (), None)), (_stub.backward, (None, None))):
+        with pytest.raises(NotImplementedError):
+            method(*args)
 
 
 if __name__ == "__main__":

@@ -195,6 +195,8 @@ def _check() -> None:
 
     with pytest.raises(AssertionError, match=r"check 3/7 \(device\): not device-agnostic"):
         grade(CpuState)
+    with pytest.raises(NotImplementedError):
+        _stub.forward(None, torch.ones(1, 3))
 
 
 if __name__ == "__main__":

@@ -153,6 +153,9 @@ def _check() -> None:
     torch.manual_seed(0)
     y = _wrong(0.5)(torch.ones(10_000))
     assert abs((y == 0).float().mean().item() - 0.5) < 0.05
+    assert torch.equal(_wrong(1.0)(torch.ones(3)), torch.zeros(3))  # its p = 1 edge is right
+    with pytest.raises(NotImplementedError):
+        _stub.forward(None, torch.ones(3))
 
     class NoModeCheck(_solution):
         def forward(self, x):

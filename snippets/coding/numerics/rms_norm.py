@@ -153,6 +153,8 @@ def _check() -> None:
     x = randn(3, 64)
     y = _wrong(64)(x)
     assert torch.allclose(torch.nn.functional.normalize(y, dim=-1), torch.nn.functional.normalize(x, dim=-1))
+    with pytest.raises(NotImplementedError):
+        _stub.forward(None, x)
 
     class NoUpcast(_solution):
         def forward(self, x):

@@ -139,6 +139,8 @@ def _check() -> None:
     x = randn(4, 5)
     close(_wrong[0](x), torch.softmax(x, -1))
     close(_wrong[1](x), torch.log_softmax(x, -1))
+    with pytest.raises(NotImplementedError):
+        _stub[1](x)
 
     # secondary wrong attempts: the log of a softmax, and a banned call under an alias
     def log_of_softmax(x, dim=-1):
