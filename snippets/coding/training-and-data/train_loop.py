@@ -147,7 +147,7 @@ def grade(train_epoch, evaluate):
 
     mse = torch.nn.functional.mse_loss
     model, loader = model_and_data("cpu")
-    on_fake_gpu(lambda m: train_epoch(m, loader, lambda out, y: FakeLoss(mse(out, y)),
+    on_fake_gpu(lambda m: train_epoch(m, loader[:1], lambda out, y: FakeLoss(mse(out, y)),
                                       torch.optim.SGD(m.parameters(), lr=0.1), torch.device("cuda")), model, like="x")
     for dev in devices():
         model, loader = model_and_data(dev)
