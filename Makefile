@@ -7,7 +7,9 @@
 #                   (torch and the `gpu` group only: no MkDocs); fails without a GPU. LANE=cpu runs the
 #                   same selection on the CPU (how the lane is tested without a GPU)
 #   make build      build the site strictly into site/
-#   make labs       rewrite snippets/<chapter>/lab.ipynb (what Colab opens) from each lab.py
+#   make labs       rewrite snippets/<chapter>/lab.ipynb (what Colab opens) from each lab.py, and each
+#                   coding page's snippets/coding/<page>/practice.ipynb from its problem files
+#   make grade C=13 FILE=mine.py   grade your solution to coding-round problem C13 (tests/tools/grade.py)
 #   make bench      build time, suite time by test file and browser check, page weight, 10x scale, budgets
 #   make clean      remove the virtual environment and build outputs
 #   make new-question PAGE=tensors/anatomy NAME=snake_case Q=7 TITLE="…"   scaffold a question
@@ -19,7 +21,7 @@ INSTALLED := $(VENV)/.installed
 
 export NO_MKDOCS_2_WARNING := 1   # Material prints an end-of-life banner on every run otherwise
 
-.PHONY: serve test test-gpu build labs bench clean new-question
+.PHONY: serve test test-gpu build labs bench clean new-question grade
 
 # $(call install_venv,FOLDER,GROUP): a Python 3.11 virtual environment in FOLDER holding the pinned
 # dependency group GROUP of pyproject.toml; the target is touched once it is installed.
@@ -75,6 +77,9 @@ build: $(INSTALLED)
 
 labs: $(INSTALLED)
 	$(BIN)/python hooks/labs.py
+
+grade: $(INSTALLED)   # exit 0 passes, 1 fails (the grader's message), 2 nothing to grade
+	@$(BIN)/python tests/tools/grade.py "$(C)" "$(FILE)"
 
 bench: $(INSTALLED)   # figures and budgets (docs/benchmarks.md); not part of make test
 	$(BIN)/python -m tests.tools.bench

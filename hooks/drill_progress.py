@@ -1,6 +1,7 @@
 """Hook: an "I can answer this" toggle on every question and drill, and progress summaries built from them.
 
-- After every `## Q…` heading: a toggle, keyed `<page url>#<heading id>` (authors add nothing).
+- After every `## Q…` heading: a toggle, keyed `<page url>#<heading id>` (authors add nothing); after
+  every coding-round `## C…` heading the same toggle, reading "I solved this".
 - Every drill already has one from hooks/drill_blocks.py, keyed `#<drill id>`; here it gets the page url.
 - Each module's index page (`docs/<chapter>/index.md`) gets that module's list, and docs/progress.md
   gets every module's, with the reset button.
@@ -18,7 +19,7 @@ from html import escape, unescape
 
 from mkdocs.utils import get_relative_url
 
-_QUESTION_HEADING = re.compile(r'<h2 id="(?P<id>q\d+[^"]*)"[^>]*>(?P<inner>.*?)</h2>', re.S)
+_QUESTION_HEADING = re.compile(r'<h2 id="(?P<id>[qc]\d+[^"]*)"[^>]*>(?P<inner>.*?)</h2>', re.S)
 _TOGGLE = re.compile(r'<button [^>]*class="progress-toggle[^"]*"[^>]*>')
 _ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
 _HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
@@ -50,11 +51,11 @@ class Module:
         return sum(len(page.items) for page in self.pages)
 
 
-def toggle(key: str, label: str) -> str:
+def toggle(key: str, label: str, text: str = "I can answer this") -> str:
     return (
         '<button type="button" class="progress-toggle progress-toggle--question" data-search-exclude '
         f'data-progress-key="{escape(key)}" '
-        f'data-progress-label="{escape(label)}" aria-pressed="false">I can answer this</button>'
+        f'data-progress-label="{escape(label)}" aria-pressed="false">{text}</button>'
     )
 
 
@@ -63,9 +64,10 @@ def add_toggles(html: str, page_url: str) -> str:
 
     def after_question(found: re.Match) -> str:
         label = heading_text(found["inner"])
-        if not re.match(r"Q\d+\b", label):
+        if not re.match(r"[QC]\d+\b", label):
             return found[0]
-        return found[0] + toggle(f"{page_url}#{found['id']}", label)
+        text = "I solved this" if label.startswith("C") else "I can answer this"  # a coding-round problem
+        return found[0] + toggle(f"{page_url}#{found['id']}", label, text)
 
     html = _QUESTION_HEADING.sub(after_question, html)
     return html.replace('data-progress-key="#', f'data-progress-key="{escape(page_url)}#')

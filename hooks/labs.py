@@ -9,6 +9,11 @@
   the lab (the test reports hooks/code_captions.py reads) and the download and "Open in Colab" links
   under the title. Colab opens the committed `snippets/<chapter>/lab.ipynb`,
   which tests/test_labs.py keeps identical to what this hook generates (`make labs` rewrites it).
+- The coding round's practice notebooks (hooks/coding_labs.py): one per page, `coding/<page>/practice.ipynb`,
+  generated the same way but not rendered as pages (they would repeat the page and its search hits):
+  on_files hands them to the build as plain files next to the page, and on_page_content puts the
+  download and "Open in Colab" links under the page's title. Colab opens the committed
+  `snippets/coding/<page>/practice.ipynb`.
 """
 
 from __future__ import annotations
@@ -16,11 +21,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from code_captions import badge, load_reports
+from coding_labs import NOTEBOOK as PRACTICE
+from coding_labs import practice_folders, practice_text
 from lab_format import LabError, notebook_json
 from lab_html import insert_after_title, lab_links, lab_status, tidy_notebook
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 from verification_reports import runs_verifying
 
 CACHE = Path(".cache") / "labs"  # under the repository root
@@ -31,9 +39,20 @@ def lab_sources(root: Path) -> list[Path]:
     return sorted((root / "snippets").glob("*/lab.py"))
 
 
+def notebook_sources(root: Path) -> list[tuple[Path, Path]]:
+    """(source, committed notebook) for every lab and every coding-round practice notebook."""
+    labs = [(lab, lab.with_suffix(".ipynb")) for lab in lab_sources(root)]
+    return labs + [(folder, folder / PRACTICE) for folder in practice_folders(root)]
+
+
+def lab_text(source: Path, root: Path) -> str:
+    """A lab's text: the lab file, or the practice text generated from a coding page's problem folder."""
+    return practice_text(source, root) if source.is_dir() else source.read_text(encoding="utf-8")
+
+
 def write_notebook(lab: Path, target: Path, root: Path) -> None:
     """Write the lab's notebook to `target`, leaving the file untouched when nothing changed."""
-    text = notebook_json(lab.read_text(encoding="utf-8"), lab.relative_to(root).as_posix())
+    text = notebook_json(lab_text(lab, root), lab.relative_to(root).as_posix())
     if not target.is_file() or target.read_text(encoding="utf-8") != text:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -58,6 +77,14 @@ def on_files(files, config):
         files.append(
             File(uri, src_dir=str(root / CACHE), dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls)
         )
+    for folder in practice_folders(root):
+        uri = f"coding/{folder.name}/{PRACTICE}"
+        try:
+            write_notebook(folder, root / CACHE / uri, root)
+        except LabError as error:
+            how = ".github/CONTRIBUTING.md, 'Add a coding problem'"
+            raise PluginError(f"A coding problem breaks the format ({how}):\n  {error}") from None
+        files.append(File(uri, src_dir=str(root / CACHE), dest_dir=config.site_dir, use_directory_urls=False))
     return files
 
 
@@ -68,13 +95,28 @@ def on_page_markdown(markdown, page, config, **kwargs):
     return markdown
 
 
+def _practice(page, root: Path) -> Path | None:
+    """The problem folder of a coding-round page with problems (`coding/attention.md`), None otherwise."""
+    folder, _, name = page.file.src_uri.rpartition("/")
+    if folder != "coding":
+        return None
+    found = root / "snippets" / folder / name.removesuffix(".md")
+    return found if found in practice_folders(root) else None
+
+
 def on_page_content(html, page, config, files):
+    root = Path(config.config_file_path).parent
+    if practice := _practice(page, root):
+        source = config.extra["source"]
+        href = get_relative_url(f"coding/{practice.name}/{PRACTICE}", page.url or ".")
+        committed = f"snippets/coding/{practice.name}/{PRACTICE}"
+        links = lab_links(href, f"coding-{practice.name}.ipynb", committed, source["repository"], source["branch"])
+        return insert_after_title(html, links)
     chapter = _chapter(page)
     if not chapter:
         return html
     source = config.extra["source"]
     lab = f"snippets/{chapter}/lab.py"
-    root = Path(config.config_file_path).parent
     runs = runs_verifying(load_reports(root), lab, (root / lab).read_text(encoding="utf-8"))
     status = lab_status([badge(run) for run in runs], max((run.date for run in runs), default=""))
     committed = f"snippets/{chapter}/{NOTEBOOK}"
@@ -84,6 +126,6 @@ def on_page_content(html, page, config, files):
 
 if __name__ == "__main__":  # `make labs`: rewrite the committed notebooks Colab opens
     repository_root = Path(__file__).resolve().parent.parent
-    for lab_source in lab_sources(repository_root):
-        write_notebook(lab_source, lab_source.with_suffix(".ipynb"), repository_root)
-        print(lab_source.with_suffix(".ipynb").relative_to(repository_root))
+    for lab_source, notebook in notebook_sources(repository_root):
+        write_notebook(lab_source, notebook, repository_root)
+        print(notebook.relative_to(repository_root))

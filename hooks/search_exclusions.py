@@ -8,8 +8,9 @@ spot-the-bug drill and the labels of a step-through's graph. The index
 grows with the guide and is downloaded by every reader who opens search (docs/benchmarks.md), so
 these are excluded. So are the answers a drill hides until asked — a flashcard's back, a spot-the-bug
 drill's hints and explanation — which a search preview would give away (the question pages say the
-same in their own words). Headings, prose, inline code, panels, card fronts and step narration stay
-searchable.
+same in their own words). So is a coding problem's "What the grader checks" list (its `??? info` panel,
+the only use of that panel type): grader internals, which otherwise outranked the question pages.
+Headings, prose, inline code, the answer panels, card fronts and step narration stay searchable.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ EXCLUDED = {  # opening tag -> the class its `class` attribute starts with ("" =
     "p": ("snippet-source", "verification-status"),
     "select": "",  # a match drill's keyboard fallback: every item repeats every answer
     "svg": ("drill-graph",),  # a step's graph: its node labels ran together ("MmBackward0AccumulateGrad")
+    "details": ("info",),  # a coding problem's "What the grader checks" (`??? info`)
 }
-_OPENING = re.compile(r"<(div|p|select|svg)\b([^>]*)>")
+_OPENING = re.compile(r"<(div|p|select|svg|details)\b([^>]*)>")
 _CLASS = re.compile(r'\bclass="([^"]*)"')
 
 

@@ -64,7 +64,7 @@ def test_page_code_comes_only_from_its_snippet_folder(page: Path) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=repo_relative)
 def test_every_question_has_both_collapsed_panels(page: Path) -> None:
     text = read(page)
-    headings = [m for m in re.finditer(r"^## (Q\d+\b.*)$", text, re.MULTILINE)]
+    headings = [m for m in re.finditer(r"^## ([QC]\d+\b.*)$", text, re.MULTILINE)]
     missing = []
     for index, heading in enumerate(headings):
         end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
@@ -205,6 +205,82 @@ def _page_for(snippet: Path) -> str:
     return snippet.parent.relative_to(ROOT / "snippets").as_posix() + ".md"
 
 
+# ---- the coding round (docs/coding/, "Add a coding problem" in .github/CONTRIBUTING.md) ---------------
+CODING_PAGES = [page for page in PAGES if page.parent.name == "coding" and page.stem != "index"]
+_C_HEADING = re.compile(r"^## (?P<key>C(?P<number>\d+)) · (?P<title>\S.*)$", re.MULTILINE)
+_C_META = re.compile(r"^\*(Easy|Medium|Hard) · \d+ min · builds on .+\*$", re.MULTILINE | re.DOTALL)
+
+
+def _problem_blocks(page: Path):
+    """(heading match, the block's text, its first line) for each `## C<n> · …` on a coding page."""
+    text = read(page)
+    found = list(_C_HEADING.finditer(text))
+    for index, heading in enumerate(found):
+        end = found[index + 1].start() if index + 1 < len(found) else len(text)
+        yield heading, text[heading.end() : end], text.count("\n", 0, heading.start()) + 1
+
+
+def _wrong_message(source: str) -> str | None:
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["WRONG_MESSAGE"]:
+            return node.value.value if isinstance(node.value, ast.Constant) else None
+    return None
+
+
+def _changed_lines(wrong: list[str], solution: list[str]) -> list[int]:
+    """The 1-based lines of `wrong` that differ from `solution` (what a spot-the-bug `bug:` must name)."""
+    import difflib
+
+    matcher = difflib.SequenceMatcher(a=wrong, b=solution, autojunk=False)
+    return [n + 1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal" for n in range(i1, i2)]
+
+
+@pytest.mark.parametrize("page", CODING_PAGES, ids=repo_relative)
+def test_every_coding_problem_has_its_prompt_drill_message_and_panels(page: Path) -> None:
+    """Each `## C<n> · <title>` block: the `*Level · N min · builds on …*` line; a fence including the
+    problem file's `prompt`; a spot-the-bug on its `wrong` section whose `fix` is its `solution`, whose
+    `bug` lines are exactly the lines that differ, and whose body quotes the file's WRONG_MESSAGE; the
+    file's docstring is `C<n> · <title>.` (the panels: test_every_question_has_both_collapsed_panels)."""
+    folder = f"snippets/coding/{page.stem}/"
+    problems = []
+    for heading, body, line in _problem_blocks(page):
+        where = f"{repo_relative(page)}:{line}: {heading['key']}"
+        if not _C_META.search(body.split("\n\n", 2)[1] if body.count("\n\n") > 1 else ""):
+            problems.append(f"{where}: the line under the heading is `*Medium · 20 min · builds on [Q…](…)*`")
+        includes = re.findall(rf'--8<-- "({re.escape(folder)}[a-z0-9_]+\.py):prompt"', body)
+        drills = [d for d in find_drills(body)[0] if d.kind == "spot-the-bug"]
+        if len(includes) != 1 or len(drills) != 1:
+            problems.append(f"{where}: needs one fence including `{folder}<file>.py:prompt` and one spot-the-bug")
+            continue
+        path, drill = includes[0], drills[0]
+        source = read(ROOT / path)
+        doc = (ast.get_docstring(ast.parse(source)) or "").split("\n")[0]
+        title = f"{heading['key']} · {heading['title']}"
+        if doc.rstrip(".").replace("`", "") != title.rstrip(".").replace("`", ""):
+            problems.append(f"{where}: {path}'s docstring is {doc!r}; it must be the heading, `{heading['key']} · …`")
+        if (drill.options.get("code"), drill.options.get("fix")) != (f"{path}:wrong", f"{path}:solution"):
+            problems.append(f"{where}: the spot-the-bug shows `code: {path}:wrong` and `fix: {path}:solution`")
+            continue
+        bug = drill.options.get("bug")
+        declared = sorted(bug if isinstance(bug, list) else [bug])
+        changed = _changed_lines(section_lines(source, "wrong"), section_lines(source, "solution"))
+        if declared != changed:
+            problems.append(f"{where}: `bug: {bug}`, but the lines of `wrong` that differ from `solution`: {changed}")
+        message = _wrong_message(source)
+        if not message:
+            problems.append(f"{where}: {path} sets WRONG_MESSAGE to the grader's message for `wrong` (a string)")
+        elif " ".join(message.split()) not in " ".join(drill.text().split()):  # a quote may wrap lines
+            problems.append(f"{where}: the spot-the-bug's text does not quote WRONG_MESSAGE: {message!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_coding_contract_reads_drills_and_diffs_as_the_pages_use_them() -> None:
+    assert _changed_lines(["a", "b", "c"], ["a", "B", "c"]) == [2]
+    assert _changed_lines(["a", "x", "y", "c"], ["a", "c"]) == [2, 3]
+    assert _wrong_message('"""C1 · x."""\nWRONG_MESSAGE = "NaN for 1e4"\n') == "NaN for 1e4"
+    assert _wrong_message('"""C1 · x."""\n') is None
+
+
 # ---- drills (docs/conventions.md#drills) -------------------------------------------------------------
 def _drills(kind: str) -> list:
     return [
@@ -328,6 +404,29 @@ def test_the_contributing_runbook_states_each_rule_this_file_enforces() -> None:
     assert not missing, f".github/CONTRIBUTING.md's 'Add a question' no longer states: {missing}"
     unknown = [rule for rule in RUNBOOK.values() if not _rule_exists(rule)]
     assert not unknown, f"RUNBOOK names rules this file no longer has: {unknown}"
+
+
+# The "Add a coding problem" recipe, step by step, with the test that holds each step.
+CODING_RUNBOOK = {
+    "docstring is `C<n> · <title>.`": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    "`# --8<-- [start:prompt]`": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    "Set `WRONG_MESSAGE`": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    "the notebook's check cell holds nothing else": "tests.test_labs.test_committed_notebook_is_the_lab",
+    "`grade(_wrong)` raises one matching `re.escape(WRONG_MESSAGE)`": "tests.test_snippets.test_snippet",
+    "whose `bug` lines are the lines that differ": "test_every_coding_problem_has_its_prompt_drill_message_and_panels",
+    '`??? failure "Where people lose the point"`': "test_every_question_has_both_collapsed_panels",
+    "Run `make labs`": "tests.test_labs.test_committed_notebook_is_the_lab",
+}
+
+
+def test_the_contributing_coding_recipe_states_each_rule_this_file_enforces() -> None:
+    text = read(ROOT / ".github" / "CONTRIBUTING.md")
+    recipe = text[text.index("## Add a coding problem") :]
+    recipe = recipe[: recipe.index("\n## ", 1)]
+    missing = [phrase for phrase in CODING_RUNBOOK if phrase not in " ".join(recipe.split())]
+    assert not missing, f".github/CONTRIBUTING.md's 'Add a coding problem' no longer states: {missing}"
+    unknown = [rule for rule in CODING_RUNBOOK.values() if not _rule_exists(rule)]
+    assert not unknown, f"CODING_RUNBOOK names rules this file no longer has: {unknown}"
 
 
 def _rule_exists(rule: str) -> bool:

@@ -37,6 +37,14 @@ def test_every_question_gets_a_toggle_and_every_drill_its_pages_key():
     assert re.search(r'</h2>\n?<button type="button" class="progress-toggle progress-toggle--question"', html)
 
 
+def test_a_coding_problem_gets_an_i_solved_this_toggle():
+    html = add_toggles(
+        '<h2 id="c13-attention">C13 · Attention</h2>\n<h2 id="conclusion">Conclusion</h2>\n', "coding/attention/"
+    )
+    assert progress_items(html) == (Item("coding/attention/#c13-attention", "C13 · Attention"),)
+    assert html.count("I solved this") == 1 and "I can answer this" not in html  # "Conclusion" is no problem
+
+
 def test_heading_text_drops_the_permalink_and_the_tags():
     assert heading_text('Q3 · <code>view</code> vs x<a class="headerlink" href="#q3">&para;</a>') == "Q3 · view vs x"
 

@@ -38,3 +38,10 @@ def test_drill_code_and_graph_labels_leave_the_index():
     graph = '<svg class="drill-graph" viewBox="0 0 9 9">'
     assert exclude_from_search(graph) == graph[:-1] + " data-search-exclude>"
     assert exclude_from_search('<svg class="twemoji">') == '<svg class="twemoji">'  # icons are no drills
+
+
+def test_a_coding_problems_grader_checklist_leaves_the_index_but_its_answer_panels_stay():
+    html = '<details class="info"><summary>What the grader checks</summary><p>x</p></details>'
+    assert exclude_from_search(html).startswith('<details class="info" data-search-exclude>')
+    kept = '<details class="success"><summary>What a strong answer covers</summary></details>'
+    assert exclude_from_search(kept) == kept
