@@ -123,7 +123,7 @@ model = nn.Linear(8, 5)
 x, labels = torch.randn(24, 8), torch.randint(0, 5, (24,))
 labels[2:12] = -100  # micro-batch 1: 2 target tokens
 labels[23:] = -100  # micro-batch 2: 11 target tokens
-accumulate(model, list(zip(x.split(12), labels.split(12))))
+accumulate(model, list(zip(x.split(12), labels.split(12), strict=True)))
 reference = torch.autograd.grad(F.cross_entropy(model(x), labels), model.weight)[0]
 assert torch.allclose(model.weight.grad, reference, atol=1e-6), (
     "the accumulated gradient should equal the one-big-batch token mean"

@@ -1,11 +1,15 @@
-"""FlexAttention on CPU: a document mask and logit soft-capping as mask_mod/score_mod, block sparsity, the eager warning."""
+"""FlexAttention on CPU: a document mask and logit soft-capping as mask_mod/score_mod, block
+sparsity, the eager warning."""
 
 # --8<-- [start:demo]
 import warnings
 
 import torch
 from torch.nn.attention.flex_attention import (
-    and_masks, create_block_mask, flex_attention)
+    and_masks,
+    create_block_mask,
+    flex_attention,
+)
 
 N = 16
 doc = torch.tensor([0] * 8 + [1] * 8)  # two packed documents of 8 tokens

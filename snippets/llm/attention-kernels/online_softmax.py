@@ -1,4 +1,5 @@
-"""FlashAttention's idea in plain PyTorch: tiled attention with an online softmax equals SDPA, with block-sized tiles."""
+"""FlashAttention's idea in plain PyTorch: tiled attention with an online softmax equals SDPA,
+with block-sized tiles."""
 
 # --8<-- [start:demo]
 import torch

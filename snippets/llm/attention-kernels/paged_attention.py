@@ -49,7 +49,8 @@ for seq in lengths:
     q = torch.randn(1, H, 1, D)
     k, v = cache.gather(seq)
     paged = F.scaled_dot_product_attention(q, k[None], v[None])
-    ks, vs = (torch.stack(t, dim=1)[None] for t in zip(*contiguous[seq]))
+    pairs = zip(*contiguous[seq], strict=True)  # (keys, values) per position
+    ks, vs = (torch.stack(t, dim=1)[None] for t in pairs)
     ref = F.scaled_dot_product_attention(q, ks, vs)
     print(seq, torch.equal(paged, ref), cache.tables[seq])
 # > a True [30, 17, 8]

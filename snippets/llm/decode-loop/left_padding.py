@@ -52,7 +52,7 @@ model = TinyLM().eval()
 prompts = [[5, 9, 2, 7, 3, 1], [4, 8], [6, 6, 2]]
 batched = greedy(model, prompts, 5)
 alone = [greedy(model, [p], 5)[0] for p in prompts]
-print(all(torch.equal(b, a) for b, a in zip(batched, alone)))
+print(all(torch.equal(b, a) for b, a in zip(batched, alone, strict=True)))
 # > True
 # --8<-- [end:generate]
 
@@ -80,7 +80,7 @@ def _check() -> None:
     for b, a in zip(batched, alone, strict=True):
         assert torch.equal(b, a)
     width = 6
-    for row, p in enumerate(prompts):
+    for p in prompts:
         ids_b = torch.zeros(1, width, dtype=torch.long)
         ids_b[0, width - len(p) :] = torch.tensor(p)
         with torch.inference_mode():

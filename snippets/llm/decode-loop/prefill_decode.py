@@ -35,7 +35,7 @@ class TinyLM(nn.Module):
 
     def forward(self, ids, caches, last_only=False):
         h = self.emb(ids)
-        for block, cache in zip(self.blocks, caches):
+        for block, cache in zip(self.blocks, caches, strict=True):
             h = block(h, cache)
         if last_only:  # prefill needs only the next token's logits
             h = h[:, -1:]
@@ -65,7 +65,7 @@ out, steps = generate(model, prompt, 4)
 with torch.inference_mode():  # the uncached way: rerun the whole prefix
     full = [model(out[:, : 4 + i], [{} for _ in model.blocks])[:, -1]
             for i in range(4)]
-err = max((a - b).abs().max().item() for a, b in zip(steps, full))
+err = max((a - b).abs().max().item() for a, b in zip(steps, full, strict=True))
 print(out.shape, err < 1e-5)
 # > torch.Size([1, 8]) True
 # --8<-- [end:generate]

@@ -18,7 +18,7 @@ def chunk_loss(h_chunk, y_chunk):  # logits for 64 tokens at a time
 
 def chunked_ce(h, y, chunk=64):
     total = sum(checkpoint(chunk_loss, hc, yc, use_reentrant=False)
-                for hc, yc in zip(h.split(chunk), y.split(chunk)))
+                for hc, yc in zip(h.split(chunk), y.split(chunk), strict=True))
     return total / len(y)  # logits are recomputed chunk by chunk in backward
 
 

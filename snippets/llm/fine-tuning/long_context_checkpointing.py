@@ -6,7 +6,10 @@ import functools
 import torch
 from torch import nn
 from torch.utils.checkpoint import (
-    CheckpointPolicy, checkpoint, create_selective_checkpoint_contexts)
+    CheckpointPolicy,
+    checkpoint,
+    create_selective_checkpoint_contexts,
+)
 from torch.utils.flop_counter import FlopCounterMode
 
 torch.manual_seed(0)
@@ -33,7 +36,7 @@ params = {p.data_ptr() for p in mlp.parameters()}
 for name, run in runs.items():
     saved = {}
 
-    def pack(t):
+    def pack(t, saved=saved):
         if t.data_ptr() not in params:  # count activations, not weights
             saved[t.data_ptr()] = t.nbytes
         return t

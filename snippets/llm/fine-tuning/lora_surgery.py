@@ -22,7 +22,7 @@ class LoRALinear(nn.Module):
 
 def add_lora(model, targets=("q", "v")):
     model.requires_grad_(False)  # freeze everything first
-    for name, module in list(model.named_modules()):
+    for module in list(model.modules()):
         for child_name, child in list(module.named_children()):
             if child_name in targets and isinstance(child, nn.Linear):
                 setattr(module, child_name, LoRALinear(child))  # swap in

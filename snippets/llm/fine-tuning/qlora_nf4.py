@@ -1,4 +1,5 @@
-"""QLoRA's storage: blockwise NF4 codes with absmax scales, bits per parameter, and a frozen 4-bit base under training."""
+"""QLoRA's storage: blockwise NF4 codes with absmax scales, bits per parameter, and a frozen
+4-bit base under training."""
 
 # --8<-- [start:demo]
 import torch

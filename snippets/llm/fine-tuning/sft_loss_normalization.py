@@ -41,7 +41,7 @@ model = nn.Linear(8, 5)
 x, labels = torch.randn(24, 8), torch.randint(0, 5, (24,))
 labels[2:12] = -100  # micro-batch 1: 2 target tokens
 labels[23:] = -100  # micro-batch 2: 11 target tokens
-micro = list(zip(x.split(12), labels.split(12)))
+micro = list(zip(x.split(12), labels.split(12), strict=True))
 
 
 def accumulated_grad(loss_fn):

@@ -1,4 +1,5 @@
-"""Why master weights stay fp32: small updates vanish in bf16; stochastic rounding keeps them on average; AdamW state dtypes."""
+"""Why master weights stay fp32: small updates vanish in bf16; stochastic rounding keeps them on
+average; AdamW state dtypes."""
 
 # --8<-- [start:demo]
 import torch

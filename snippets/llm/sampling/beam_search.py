@@ -60,7 +60,7 @@ def _check() -> None:
     best = max(
         (seq for n in range(1, 5) for seq in itertools.product(range(4), repeat=n)
          if seq[-1] == EOS and EOS not in seq[:-1]),
-        key=lambda seq: sum(LOGP[a, b].item() for a, b in zip((4,) + seq[:-1], seq)),
+        key=lambda seq: sum(LOGP[a, b].item() for a, b in zip((4,) + seq[:-1], seq, strict=True)),
     )
     assert [TOKENS[t] for t in best] == beam_search(64)[0] == ["EOS"]  # the empty output is the mode
     # A wider beam found a worse (shorter) output than width 2; alpha = 1 fixes the winner at every width >= 2.

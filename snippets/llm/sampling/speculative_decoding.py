@@ -30,7 +30,7 @@ def speculate(p, q, start, n, k=2, gen=None, exact=True):
     Returns the first emitted token and the second (-1 if none)."""
     s = torch.full((n,), start)
     draft, ok = [], []
-    for i in range(k):  # the draft proposes k tokens, one at a time
+    for _ in range(k):  # the draft proposes k tokens, one at a time
         x = torch.multinomial(q[s], 1, generator=gen).squeeze(1)
         if exact:  # accept with probability min(1, p(x) / q(x))
             u = torch.rand(n, generator=gen)
