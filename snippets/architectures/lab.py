@@ -215,7 +215,7 @@ def convert_qk(w, n_heads):
 
 
 # %% [markdown]
-# ## Exercise 4 · Count it on `meta`, keep the tie
+# ## Exercise 4 · Count it on the meta device, keep the tie
 #
 # The training script builds its model on the `meta` device (no memory until the shapes are known),
 # materializes it with `to_empty`, and initializes it. Two things are wrong: `count_params` reports a

@@ -40,7 +40,7 @@ class OpLog(TorchDispatchMode):
 
 
 # %% [markdown]
-# ## Exercise 1 · Make the op survive `torch.compile`
+# ## Exercise 1 · Make the op survive compilation
 #
 # `lab::softclip` squashes values into (-1, 1) with `x / (1 + |x|)`. Its kernel is NumPy, so it is a
 # `torch.library.custom_op`: one opaque operator with a CPU kernel. Eager mode works. The team wants it

@@ -31,8 +31,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         callspec = getattr(item, "callspec", None)
-        if item.nodeid.startswith(VERIFYING_TESTS) and callspec and "path" in callspec.params:
-            _snippet_of[item.nodeid] = callspec.params["path"]
+        path = callspec.params.get("path") if callspec else None
+        # a snippet or lab file; a coding page's notebook is tested by its folder and has no badge (no page)
+        if item.nodeid.startswith(VERIFYING_TESTS) and isinstance(path, Path) and path.suffix == ".py":
+            _snippet_of[item.nodeid] = path
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

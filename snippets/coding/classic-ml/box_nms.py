@@ -119,10 +119,10 @@ def grade(box_iou, nms):
         close(call(box_iou, ad, bd), tv.box_iou(ad, bd), "box_iou against torchvision, float64")
         close(call(box_iou, ad.float(), bd.float()), tv.box_iou(ad.float(), bd.float()), "box_iou in float32")
         close(call(box_iou, ad[:0], bd), torch.zeros(0, 5, dtype=torch.float64, device=dev), "N = 0")
-        for n, thr in ((30, 0.5), (30, 0.2), (1, 0.5)):
+        for n, limit in ((30, 0.5), (30, 0.2), (1, 0.5)):
             bx = boxes(n, gen).to(dev)
             sc = torch.rand(n, generator=gen, dtype=torch.float64).to(dev)
-            close(call(nms, bx, sc, thr), tv.nms(bx, sc, thr), f"nms on {n} boxes at threshold {thr}", 0, 0)
+            close(call(nms, bx, sc, limit), tv.nms(bx, sc, limit), f"nms on {n} boxes at threshold {limit}", 0, 0)
         # IoU exactly at the threshold is kept: two unit squares overlapping by a third (IoU 0.5)
         eq = t([[0, 0, 3, 1], [1, 0, 4, 1]])
         close(call(nms, eq, t([0.9, 0.8]), 0.5), torch.tensor([0, 1], device=dev),

@@ -313,8 +313,6 @@ def gradcheck64(fn, inputs, names=None, reference=None, hint=""):
     ]
     for n, g, r in zip(named, *grads, strict=True):
         close(g, r, f"the gradient for {n} under a weighted loss")
-
-
 # --8<-- [end:kit]
 
 

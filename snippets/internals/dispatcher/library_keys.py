@@ -1,4 +1,5 @@
 """torch.library: a kernel per dispatch key, CompositeImplicit vs CompositeExplicit, the autograd fallback."""
+# runs in its own process: a process can define the m11 library once, and the page's copy defines it too
 
 # --8<-- [start:demo]
 import torch
@@ -89,6 +90,7 @@ def _check() -> None:
 
     slots = [line.split(":")[0] for line in torch._C._dispatch_dump("m11::probe").splitlines()[4:]]
     assert slots == ["Meta", "Autograd[alias]", "CompositeExplicitAutograd[alias]"], slots
+    assert torch.equal(probe(z.detach()), z.detach())  # and the kernel it registered runs
     # the error mode of the fallback is not implemented on 2.14
     with pytest.raises(RuntimeError, match="NYI: mode='error'"):
         torch._C._set_autograd_fallback_mode("error")
