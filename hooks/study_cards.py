@@ -36,8 +36,8 @@ from study_anki import write_deck
 VERSION = 1
 CARDS_PATH = "study/cards.json"
 DECK_PATH = "study/verified-pytorch-interview-prep.apkg"
-REVIEW_PAGE = "study/review.md"
-MOCK_PAGE = "study/mock-interview.md"
+REVIEW_URL = "review/"  # docs/review.md: a top-level tool page, like progress.md (not a chapter)
+MOCK_URL = "mock-interview/"  # docs/mock-interview.md
 COVERS = "What a strong answer covers"
 MISSES = "Where people lose the point"
 _QUESTION = re.compile(r"^Q(\d+)\b")
@@ -184,8 +184,8 @@ QUIZ_TOOLBAR = (
 def study_links(from_url: str, module: str | None = None) -> str:
     """The links to the deck, the review page and the mock interview (a module's page: its own mock)."""
     deck = get_relative_url(DECK_PATH, from_url or ".")
-    review = _page_link("study/review/", from_url)
-    mock = _page_link("study/mock-interview/", from_url)
+    review = _page_link(REVIEW_URL, from_url)
+    mock = _page_link(MOCK_URL, from_url)
     if module:
         mock += "?modules=" + escape(module.replace(" ", "+"))
     return (

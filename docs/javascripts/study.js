@@ -907,7 +907,7 @@
       stage.appendChild(list);
       var again = el("p");
       var toReview = el("a", "drill-button", "Review the missed questions now");
-      toReview.href = siteUrl("study/review/");
+      toReview.href = siteUrl("review/");
       again.appendChild(toReview);
       stage.appendChild(again);
       app.classList.add("is-summary");

@@ -38,7 +38,7 @@ def stored(page):
 
 
 def open_review(page, query: str = "?module=Tensors") -> None:
-    page.goto("study/review/" + query)
+    page.goto("review/" + query)
     page.locator(".study-app.is-ready").wait_for()
 
 
@@ -186,7 +186,7 @@ def test_good_entries_survive_next_to_bad_ones(study) -> None:
     assert stored(page) == {"version": 1, "cards": {"tensors/anatomy/#q1-x": good}, "missed": {}}
 
 
-MOCK = "study/mock-interview/?modules=Tensors,Autograd&n=4&minutes=30&seed=12345"
+MOCK = "mock-interview/?modules=Tensors,Autograd&n=4&minutes=30&seed=12345"
 
 
 def drawn(page, url: str) -> list[str]:
@@ -211,7 +211,7 @@ def test_a_seeded_mock_interview_draws_the_same_questions(study, browser, site_u
 
 def test_the_form_starts_a_seeded_interview_with_the_modules_chosen(study) -> None:
     page = study
-    page.goto("study/mock-interview/")
+    page.goto("mock-interview/")
     page.locator(".study-app.is-ready").wait_for()
     for box in page.locator('input[name="module"]').all():
         if box.get_attribute("value") != "Data":
@@ -227,7 +227,7 @@ def test_the_form_starts_a_seeded_interview_with_the_modules_chosen(study) -> No
 
 def test_a_preset_naming_modules_this_build_lacks_still_runs(study) -> None:
     page = study
-    page.goto("study/mock-interview/")
+    page.goto("mock-interview/")
     page.locator(".study-app.is-ready").wait_for()
     modules = cards_json(page)["modules"]
     page.click('.study-preset[data-preset="llm"]')
@@ -252,7 +252,7 @@ def answer_mock(page, covered_per_question: list[int | None]) -> None:
 
 def test_the_summary_counts_each_module_and_feeds_the_review_queue(study) -> None:
     page = study
-    url = "study/mock-interview/?modules=Tensors,Autograd&n=3&minutes=30&seed=7"
+    url = "mock-interview/?modules=Tensors,Autograd&n=3&minutes=30&seed=7"
     ids = drawn(page, url)
     data = {c["id"]: c for c in cards_json(page)["cards"]}
     plan = [None, 1, 0]  # all covered, one covered, none covered

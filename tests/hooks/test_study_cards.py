@@ -117,10 +117,10 @@ def test_quiz_markup_marks_each_answer_and_adds_the_toolbar_once():
 def test_study_links_are_relative_and_a_modules_mock_picks_that_module():
     home = study_links("")
     assert 'href="study/verified-pytorch-interview-prep.apkg" download' in home
-    assert 'href="study/review/"' in home and 'href="study/mock-interview/"' in home
+    assert 'href="review/"' in home and 'href="mock-interview/"' in home
     module = study_links("tensors/", "Tensors")
     assert 'href="../study/verified-pytorch-interview-prep.apkg"' in module
-    assert 'href="../study/mock-interview/?modules=Tensors"' in module
+    assert 'href="../mock-interview/?modules=Tensors"' in module
 
 
 def _page(uri, url, title="Page"):
@@ -133,7 +133,7 @@ def _nav():
     home = _page("index.md", "", "Home")
     index, anatomy = _page("tensors/index.md", "tensors/"), _page("tensors/anatomy.md", "tensors/anatomy/")
     tensors = SimpleNamespace(title="Tensors", children=[index, anatomy], parent=None)
-    review = _page("study/review.md", "study/review/")
+    review = _page("review.md", "review/")
     study = SimpleNamespace(title="Study", children=[review], parent=None)
     for page, section in [(index, tensors), (anatomy, tensors), (review, study)]:
         page.parent = section
