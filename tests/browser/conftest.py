@@ -157,8 +157,9 @@ WCAG_22_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 # both schemes render the same markup (test_accessibility.py proves it), only the CSS colours differ.
 COLOUR_CATEGORY = "cat.color"
 
-AXE_RUN = """async ([selector, options]) => {
-    const found = await axe.run({ include: [[selector]] }, { resultTypes: ["violations"], ...options });
+AXE_RUN = """async ([selector, exclude, options]) => {
+    const context = exclude ? { include: [[selector]], exclude: [[exclude]] } : { include: [[selector]] };
+    const found = await axe.run(context, { resultTypes: ["violations"], ...options });
     return found.violations
         .filter((v) => v.impact === "serious" || v.impact === "critical")
         .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(" ")}`));
@@ -187,16 +188,69 @@ def colour_rules(page, tags: list[str] = WCAG_22_AA) -> list[str]:
     )
 
 
-def run_axe(page, selector: str = "body", tags: list[str] | None = None, rules: list[str] | None = None) -> list[str]:
-    """The serious and critical violations inside `selector`, as "rule (impact): target" lines; `tags`
-    or `rules` limit the rules run (all rules by default)."""
+def run_axe(
+    page, selector: str = "body", tags: list[str] | None = None, rules: list[str] | None = None, exclude: str = ""
+) -> list[str]:
+    """The serious and critical violations inside `selector` and outside `exclude`, as "rule (impact):
+    target" lines; `tags` or `rules` limit the rules run (all rules by default)."""
     install_axe(page)
     options = {}
     if rules is not None:
         options["runOnly"] = {"type": "rule", "values": rules}
     elif tags is not None:
         options["runOnly"] = {"type": "tag", "values": tags}
-    return page.evaluate(AXE_RUN, [selector, options])
+    return page.evaluate(AXE_RUN, [selector, exclude, options])
+
+
+# ---- the colour rules measure each look once -------------------------------------------------------
+# A colour rule's result for an element follows from its look: its colour, font (size, weight, style),
+# text shadow and decoration, and every background, opacity, filter and blend mode behind it. Code blocks
+# and navigation items repeat a handful of looks on every page (a few dozen highlighted token styles, two
+# or three link styles), so most of what the dark pass measured was the same pair of colours again.
+# Before the colour rules run, a container of one of these families whose every element (itself
+# included) has a look already met on the page is marked; the run excludes the marked containers. A
+# block with one new look (a highlighted line, a token style seen nowhere before, a link inside code) is
+# measured whole. Only the dark pass does this: it runs nothing but the colour rules. The light pass
+# runs every rule on every element, where sameness of colours says nothing about, say, focusability.
+SAME_LOOK = "data-axe-same-look"
+REPEATING_FAMILIES = ["pre > code", ".md-nav__item"]  # code blocks; navigation (site and table of contents)
+MARK_SAME_LOOKS = """([families, marker]) => {
+    const backdrops = new Map();
+    const backdrop = (element) => {  // what is painted behind an element, up to the root
+        if (!element) return "";
+        if (!backdrops.has(element)) {
+            const s = getComputedStyle(element);
+            const own = [s.backgroundColor, s.backgroundImage, s.opacity, s.filter, s.mixBlendMode];
+            backdrops.set(element, own.join(" ") + " < " + backdrop(element.parentElement));
+        }
+        return backdrops.get(element);
+    };
+    const look = (element) => {
+        const s = getComputedStyle(element);
+        return [element.tagName, s.color, s.fontSize, s.fontWeight, s.fontStyle, s.textShadow,
+            s.textDecorationLine, backdrop(element)].join("|");
+    };
+    const seen = new Set();
+    let marked = 0;
+    for (const family of families) {
+        for (const container of document.querySelectorAll(family)) {
+            if (container.closest(`[${marker}]`) || !container.checkVisibility()) continue;
+            const looks = [container, ...container.querySelectorAll("*")].map(look);
+            if (looks.every((each) => seen.has(each))) {
+                container.setAttribute(marker, "");
+                marked += 1;
+            } else {
+                looks.forEach((each) => seen.add(each));
+            }
+        }
+    }
+    return marked;
+}"""
+
+
+def mark_same_looks(page) -> int:
+    """Mark each repeating container whose every look the page has already shown (see above); how many."""
+    return page.evaluate(MARK_SAME_LOOKS, [REPEATING_FAMILIES, SAME_LOOK])
 
 
 @pytest.fixture
@@ -229,6 +283,7 @@ class PageAudit:
     console_errors: list[str]
     axe_rules: list[str]  # the axe rules run ("WCAG 2.2 AA" tags, or the colour rules' ids)
     axe: list[str]  # serious and critical violations, with every collapsible panel open
+    same_look: int  # containers the dark pass left out: each looks like ones it measured (MARK_SAME_LOOKS)
     markup: str  # a digest of every element and its attributes, less the two that name the scheme
     seconds: dict[str, float]  # "load" (goto until the network is idle) and "axe"
 
@@ -259,14 +314,15 @@ def _audit(context, path: str, media: str, url: str) -> PageAudit:
     page.evaluate("document.querySelectorAll('details').forEach((panel) => { panel.open = true; })")
     markup = hashlib.sha256(page.evaluate(MARKUP).encode()).hexdigest()
     if media == "light":  # the whole rule set once, on the light load …
-        rules, found = [f"tags: {' '.join(WCAG_22_AA)}"], run_axe(page, tags=WCAG_22_AA)
-    else:  # … and on the dark load only what colours decide
-        rules = colour_rules(page)
-        found = run_axe(page, rules=rules)
+        rules, found, same_look = [f"tags: {' '.join(WCAG_22_AA)}"], run_axe(page, tags=WCAG_22_AA), 0
+    else:  # … and on the dark load only what colours decide, each look once
+        rules, same_look = colour_rules(page), mark_same_looks(page)
+        found = run_axe(page, rules=rules, exclude=f"[{SAME_LOOK}]")
     audited = time.perf_counter()
     page.close()
     return PageAudit(
-        path, media, scheme, policy, *seen, rules, found, markup, {"load": loaded - started, "axe": audited - loaded}
+        path, media, scheme, policy, *seen, rules, found, same_look, markup,
+        {"load": loaded - started, "axe": audited - loaded},
     )
 
 
