@@ -264,6 +264,14 @@ def _check() -> None:
     # torch tracks the unbiased variance and normalises with the biased one (torch 2.14)
     torch.testing.assert_close(ref.running_var, 0.9 + 0.1 * x.var(0, correction=1))
 
+    # the follow-up: momentum=None makes the running mean a cumulative average over num_batches_tracked
+    cumulative = torch.nn.BatchNorm1d(3, momentum=None)
+    batches = [randn(4, 3, seed=k) for k in range(3)]
+    for batch in batches:
+        cumulative(batch)
+    close(cumulative.running_mean, sum(batch.mean(0) for batch in batches) / 3, atol=1e-6)
+    assert cumulative.num_batches_tracked == 3
+
     class InGraph(_solution):  # right values, but the running mean is left attached to the graph
         def forward(self, x):
             out = super().forward(x)

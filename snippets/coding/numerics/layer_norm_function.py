@@ -229,6 +229,9 @@ def _check() -> None:
     leaf = x.clone().requires_grad_()
     _solution.apply(leaf, torch.ones(5, dtype=torch.float64), b, 1e-5).sum().backward()
     close(leaf.grad, torch.zeros_like(x), atol=1e-12)
+    # the follow-up: this backward is made of differentiable ops, so double backward works
+    small = [randn(*s, seed=i, dtype=torch.float64).requires_grad_() for i, s in enumerate([(2, 3), (3,), (3,)])]
+    assert torch.autograd.gradgradcheck(lambda x, w, b: _solution.apply(x, w, b, 1e-5), small)
     for method, args in ((_stub.setup_context, (None, (), None)), (_stub.backward, (None, None))):
         with pytest.raises(NotImplementedError):
             method(*args)
