@@ -118,6 +118,16 @@ def _check():
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
 
+    # a mutant of the reference that predicts one test point at a time
+    import torch
+
+    def per_point(train_x, train_y, test_x, k, num_classes):
+        rows = [_solution(train_x, train_y, q[None], k, num_classes) for q in test_x]
+        return torch.cat(rows or [_solution(train_x, train_y, test_x, k, num_classes)])
+
+    with pytest.raises(AssertionError, match=r"^C34 · vectorised: \d+ tensor ops for 100 test points and \d+ for 10"):
+        grade(per_point)
+
 
 if __name__ == "__main__":
     _check()

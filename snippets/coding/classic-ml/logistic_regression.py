@@ -122,10 +122,11 @@ def grade(bce_with_logits, fit_logistic):
             rw, rb = reference_fit(Xd, yd, lr, steps, wd)
             close(w, rw, f"w after {steps} steps (lr {lr}, weight_decay {wd}) against autograd", 1e-8, 1e-8)
             close(b, rb, f"b after {steps} steps (lr {lr}, weight_decay {wd}), no decay on b", 1e-8, 1e-8)
-        sep = torch.cat([Xd[:, :1] + 3, Xd[:, :1] - 3])
-        w, b = call(fit_logistic, sep, torch.cat([torch.ones(40), torch.zeros(40)]).double().to(dev), 5.0, 200)
+        sep = torch.cat([Xd[:, :1] + 10, Xd[:, :1] - 10]).float()  # the logits reach ±300
+        w, b = call(fit_logistic, sep, torch.cat([torch.ones(40), torch.zeros(40)]).to(dev), 5.0, 200)
         if not (torch.isfinite(w).all() and torch.isfinite(b)):
-            fail("separable data", "w or b became non-finite on separable data after 200 steps")
+            fail("separable data", "w or b became non-finite on separable float32 data after 200 steps, where the "
+                 "logits reach ±300: exp(z) overflows float32 past 88; torch.sigmoid does not")
     return "C32 passes: a stable BCE at z = ±100, and gradient descent equal to autograd's to 1e-8"
 
 
@@ -153,6 +154,22 @@ def _check():
 
     with pytest.raises(AssertionError, match="calls torch/autograd/__init__.py"):
         grade(_solution[0], autograd_fit)
+    with pytest.raises(NotImplementedError):
+        _stub[1](None, None, 0.1, 1)
+
+    # a mutant of the reference with the sigmoid written as exp(z) / (1 + exp(z)): inf / inf past z = 88
+    def exp_sigmoid_fit(X, y, lr, steps, weight_decay=0.0):
+        w = torch.zeros(X.shape[1], dtype=X.dtype, device=X.device)
+        b = torch.zeros((), dtype=X.dtype, device=X.device)
+        for _ in range(steps):
+            e = torch.exp(X @ w + b)
+            err = e / (1 + e) - y
+            w = w - lr * (X.T @ err / len(y) + weight_decay * w)
+            b = b - lr * err.mean()
+        return w, b
+
+    with pytest.raises(AssertionError, match=r"^C32 · separable data: w or b became non-finite on separable float32"):
+        grade(_solution[0], exp_sigmoid_fit)
 
 
 if __name__ == "__main__":

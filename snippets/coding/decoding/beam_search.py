@@ -180,6 +180,33 @@ def _check():
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
 
+    # mutants of the reference, one per remaining failure, each with its exact message
+    def twice(step_fn, bos, eos, width, max_len):  # a probe call on the first beam before each real one
+        return _solution(lambda p: (step_fn(p[:1]), step_fn(p))[1], bos, eos, width, max_len)
+
+    def doubled(step_fn, bos, eos, width, max_len):  # every prefix sent twice
+        return _solution(lambda p: step_fn(torch.cat([p, p]))[: len(p)], bos, eos, width, max_len)
+
+    def changed(change, at=None):  # the reference's answer, altered (at one width only, if given)
+        def attempt(step_fn, bos, eos, width, max_len):
+            out = _solution(step_fn, bos, eos, width, max_len)
+            return change(out, step_fn, bos, eos, max_len) if at in (None, width) else out
+
+        return attempt
+
+    for attempt, message in [
+        (twice, r"step_fn was called 8 times for max_len=4: call it once per step"),
+        (doubled, r"step_fn got 2 prefixes at once; at most beam_width=1 beams are alive"),
+        (changed(lambda out, *_: out[::-1]), r"width 40 covers all 31 hypotheses .* must equal exhaustive search"),
+        (changed(lambda out, *_: [(s, v + 1) for s, v in out]), r"^C22 · \[0, 0, 2\] has score -?\d+\.\d+; the sum"),
+        (changed(lambda out, *_: [(out[0][0][:-1], out[0][1])], 1), r"beam_width=1 must be greedy decoding"),
+        (changed(lambda out, *_: out[:3], 4), r"beam_width=4 must return 4 hypotheses, best first"),
+        (changed(lambda out, *_: [([9, *s[1:]], v) for s, v in out], 4), r"^C22 · \[9, .* is not a valid hypoth"),
+        (changed(lambda out, *_: out[::-1], 2), r"eos has probability 0.97 after bos: \[0, 3\] must come first"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
+
 
 if __name__ == "__main__":
     _check()

@@ -181,6 +181,7 @@ def grade(KVCache, prefill, decode_step):
 
 
 def _check():
+    import contextlib
     import re
 
     import pytest
@@ -190,6 +191,55 @@ def _check():
         grade(*_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(*_wrong)
+    cache, q = _wrong[0](1, 1, 2, 4, torch.float32, "cpu"), torch.ones(1, 1, 3, 4)
+    with pytest.raises(ValueError, match="prompt of 3 tokens > cache 2"):  # the wrong attempt's only bug is the mask
+        _wrong[1](q, q, q, cache)
+    _wrong[1](q[:, :, :2], q[:, :, :2], q[:, :, :2], cache)
+    with pytest.raises(ValueError, match=r"the cache is full \(2 tokens\)"):
+        _wrong[2](q[:, :, :1], q[:, :, :1], q[:, :, :1], cache)
+    for stub in _stub[1:]:
+        with pytest.raises(NotImplementedError):
+            stub(q, q, q, cache)
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    Cache, prefill, decode_step = _solution
+
+    class Hidden:  # keeps a reference cache private: no k, v, length of its own
+        def __init__(self, *args):
+            self.inner = Cache(*args)
+
+    class Stale(Hidden):  # shows k and v, but length stays 0
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.k, self.v, self.length = self.inner.k, self.inner.v, 0
+
+    def inner_prefill(q, k, v, cache):
+        return prefill(q, k, v, cache.inner)
+
+    def inner_decode(q, k, v, cache):
+        return decode_step(q, k, v, cache.inner)
+
+    def moving(q, k, v, cache):  # appends by building new buffers
+        out = decode_step(q, k, v, cache)
+        cache.k, cache.v = cache.k.clone(), cache.v.clone()
+        return out
+
+    def silent(fn):  # swallows the ValueError of a full cache
+        def attempt(*args):
+            with contextlib.suppress(ValueError):
+                return fn(*args)
+
+        return attempt
+
+    for attempt, message in [
+        ((Hidden, inner_prefill, inner_decode), r"^C19 · the cache has no attribute `k`$"),
+        ((Stale, inner_prefill, inner_decode), r"^C19 · after 5 \+ 4 tokens cache.length is 0, expected 9$"),
+        ((Cache, prefill, moving), r"^C19 · cache.k moved to new memory"),
+        ((Cache, prefill, silent(decode_step)), r"^C19 · a decode step into a full cache \(6 of 6\) must raise"),
+        ((Cache, silent(prefill), decode_step), r"^C19 · a 9-token prompt into a 4-slot cache must raise"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(*attempt)
 
 
 if __name__ == "__main__":

@@ -116,11 +116,15 @@ def grade(filter_top_k, sample_next):
         # statistics: 40,000 draws from a batched row, frequencies within 10 sigma
         n = 40_000
         row = torch.tensor([1.5, 0.0, 1.0, -1.0, 0.5, float("-inf")], device=dev)
-        for t, k in ((1.0, None), (0.5, 3), (2.0, 4)):
+
+        def softmax_top_k(row, t, k):
             z = row.double() / t
             if k is not None:
                 z = torch.where(z >= z.topk(k).values[-1], z, float("-inf"))
-            p = torch.softmax(z, -1).cpu()
+            return torch.softmax(z, -1).cpu()
+
+        for t, k in ((1.0, None), (0.5, 3), (2.0, 4)):
+            p = softmax_top_k(row, t, k)
             g = torch.Generator(device=dev).manual_seed(1234)
             draws = call(sample_next, row.expand(n, -1), t, k, g).cpu()
             freq = torch.bincount(draws, minlength=6).double() / n
@@ -129,7 +133,7 @@ def grade(filter_top_k, sample_next):
             sigma = (p * (1 - p) / n).sqrt().clamp(min=1e-12)
             worst = ((freq - p).abs() / sigma).max()
             if worst > 10:
-                if t != 1.0 and ((freq - torch.softmax(row.double(), -1).cpu()).abs() < 0.01).all():
+                if t != 1.0 and ((freq - softmax_top_k(row, 1.0, k)).abs() < 0.01).all():
                     fail("temperature", f"at temperature {t} the frequencies are those of temperature 1: your "
                          "temperature has no effect (multinomial renormalises its weights, so divide the logits)")
                 got_f, want_f = ([round(x, 3) for x in v.tolist()] for v in (freq, p))
@@ -153,6 +157,37 @@ def _check():
         grade(*_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(*_wrong)
+    logits = torch.tensor([[0.0, 2.0, 1.0, -1.0]])
+    with pytest.raises(NotImplementedError):
+        _stub[1](logits)
+    assert _wrong[1](logits, 1.0, 1).tolist() == [1]  # the wrong attempt's top-k paths work; T = 0 is its bug
+    assert _wrong[1](logits.expand(50, -1), 1.0, 2).lt(3).all()
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    top_k, sample = _solution
+
+    def mutant(change):
+        return top_k, lambda logits, t=1.0, k=None, g=None: change(logits, t, k, g)
+
+    def refuse_zero(logits, t, k, g):
+        if t == 0:
+            raise ValueError("temperature must be positive")
+        return sample(logits, t, k, g)
+
+    def bf16_int32(logits, t, k, g):
+        out = sample(logits, t, k, g)
+        return out.int() if logits.dtype == torch.bfloat16 else out
+
+    for change, message in [
+        (lambda logits, t, k, g: sample(logits, t, k, g)[:, None], r"^C20 · shape: sample_next returned \(2, 1\)"),
+        (refuse_zero, r"<lambda> raised ValueError \(line \d+\): temperature must be positive$"),
+        (lambda logits, t, k, g: sample(logits, t, None, g), r"^C20 · top-k: temperature 0.5, top_k=3: sampled a "),
+        (lambda logits, t, k, g: sample(logits, t and 1.0, k, g), r"^C20 · temperature: at temperature 0.5 the"),
+        (lambda logits, t, k, g: sample(logits, t and 1 / t, k, g), r"^C20 · distribution: temperature 0.5, top_k"),
+        (bf16_int32, r"^C20 · dtype: bfloat16 logits gave torch.int32 ids, expected torch.int64$"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(*mutant(change))
 
 
 if __name__ == "__main__":

@@ -153,6 +153,37 @@ def _check():
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
 
+    # mutants of the reference, one per remaining failure, each with its exact message
+    def changed(change):
+        def attempt(draft, q, p, generator=None):
+            tokens, n = _solution(draft, q, p, generator)
+            return change(draft, p, generator, tokens, n)
+
+        return attempt
+
+    def bonus_repeats(draft, p, g, tokens, n):  # the bonus token repeats the last draft token
+        tokens[:, -1] = torch.where(n == draft.shape[1], draft[:, -1], tokens[:, -1])
+        return tokens, n
+
+    def half_skip(draft, p, g, tokens, n):  # half the rows sample p directly: right tokens, half the acceptances
+        if draft.shape[1] == 1:
+            skip = torch.rand(len(n), generator=g, device=p.device) < 0.5
+            direct = torch.multinomial(p[:, 0], 1, generator=g).squeeze(-1)
+            tokens[:, 0] = torch.where(skip, direct, tokens[:, 0])
+            tokens[:, 1] = torch.where(skip, -1, tokens[:, 1])
+            n = torch.where(skip, 0, n)
+        return tokens, n
+
+    for change, message in [
+        (lambda d, p, g, t, n: (t, n.int()), r"^C23 · types: got tokens \(4, 4\) torch.int64, n \(4,\) torch.int32;"),
+        (lambda d, p, g, t, n: (t, n.clamp(max=d.shape[1] - 1)), r"^C23 · p = q: every draft token must be accepted"),
+        (lambda d, p, g, t, n: (t, n.clamp(min=1)), r"^C23 · p\(x\) = 0: draft token 0 has target probability 0"),
+        (half_skip, r"^C23 · acceptance: acceptance rate 0.3\d\d, expected sum\(min\(p, q\)\) = 0.600"),
+        (bonus_repeats, r"^C23 · bonus: after K accepted tokens the bonus token is 0.\d\d \(total variation\)"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(changed(change))
+
 
 if __name__ == "__main__":
     _check()

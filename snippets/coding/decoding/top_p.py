@@ -123,6 +123,11 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # mutants of the reference: p halved, and an upcast that is never undone
+    with pytest.raises(AssertionError, match=r"^C21 · probabilities \[0.5, 0.3, 0.2\], p=0.8: you kept 1 tokens"):
+        grade(lambda logits, p: _solution(logits, p / 2))
+    with pytest.raises(AssertionError, match=r"^C21 · dtype: bfloat16 logits came back as torch.float32$"):
+        grade(lambda logits, p: _solution(logits.float(), p))
 
 
 if __name__ == "__main__":

@@ -91,15 +91,15 @@ def grade(clip_loss):
         if abs(got.item() - reference(i, t, s, both=False).item()) < 1e-9 and abs(got.item() - want.item()) > 1e-6:
             fail("direction", "your loss is the image-to-text cross-entropy alone: average the image-to-text (rows) "
                  "and text-to-image (logits.T) losses")
+        i3 = (img * 3).to(dev)
+        if abs(call(clip_loss, i3, txt.to(dev), scale.to(dev)).item() - want.item()) > 1e-9:
+            fail("normalise", "your loss changed when the image embeddings were scaled by 3: CLIP compares cosine "
+                 "similarities, so L2-normalise both sides")
         close(got, want, "the loss against the reference, float64")
         g = torch.autograd.grad(got, (i, t, s))
         r = torch.autograd.grad(want, (i, t, s))
         for name, a, b in zip(("img", "txt", "logit_scale"), g, r, strict=True):
             close(a, b, f"the gradient for {name}")
-        i3 = (img * 3).to(dev)
-        if abs(call(clip_loss, i3, txt.to(dev), scale.to(dev)).item() - want.item()) > 1e-9:
-            fail("normalise", "your loss changed when the image embeddings were scaled by 3: CLIP compares cosine "
-                 "similarities, so L2-normalise both sides")
         big = torch.tensor(200.0, dtype=torch.float64, device=dev).log().requires_grad_()
         loss = call(clip_loss, img.to(dev), txt.to(dev), big)
         close(loss.detach(), reference(img.to(dev), txt.to(dev), big).detach(), "exp(logit_scale) = 200 clamps to 100")
@@ -123,6 +123,28 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+
+    # mutants of the reference: no L2 normalisation, and a clamp that lets the gradient through
+    import torch
+    import torch.nn.functional as F
+
+    def loss_with(normalise, clamp):
+        def attempt(img, txt, logit_scale):
+            if normalise:
+                img, txt = F.normalize(img, dim=-1), F.normalize(txt, dim=-1)
+            logits = clamp(logit_scale.exp()) * img @ txt.T
+            target = torch.arange(len(img), device=img.device)
+            return (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
+
+        return attempt
+
+    unnormalised = loss_with(False, lambda scale: scale.clamp(max=100))
+    straight_through = loss_with(True, lambda scale: scale - (scale - 100).clamp(min=0).detach())  # gradient kept
+
+    with pytest.raises(AssertionError, match=r"^C39 · normalise: your loss changed when the image embeddings were"):
+        grade(unnormalised)
+    with pytest.raises(AssertionError, match=r"^C39 · clamp: above the clamp the loss must not depend on logit_sca"):
+        grade(straight_through)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ def dpo_loss(pol_c, pol_r, ref_c, ref_r, ids_c, ids_r, mask_c, mask_r,
 
 
 _wrong = dpo_loss
+_wrong_logp = sequence_logp  # the solution below rebinds the name its dpo_loss looks up
 WRONG_MESSAGE = 'use F.logsigmoid'
 
 
@@ -128,6 +129,9 @@ def grade(dpo_loss):
                  "t: use logits[:, :-1] with ids[:, 1:]")
         close(margins.double(), want_m.detach(), "margins (float32 log-probs) against the reference", 1e-5, 1e-5)
         close(loss.double(), want_loss.detach(), "the loss against the reference", 1e-5, 1e-5)
+        if not loss.requires_grad:
+            fail("policy", "the loss does not require grad: no gradient can reach the policy logits (no_grad, "
+                 "detach or .item() on the policy side?)")
         loss.backward()
         if a[2].grad is not None or a[3].grad is not None:
             fail("reference", "a gradient reached the reference logits: compute the reference log-probs under "
@@ -160,6 +164,41 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # the wrong attempt's log-probs are right: its bug is log(sigmoid)
+    import contextlib
+
+    import torch
+
+    logits, ids = torch.randn(2, 5, 7), torch.randint(0, 7, (2, 5))
+    mask = torch.ones(2, 5, dtype=torch.bool)
+    assert torch.equal(_wrong_logp(logits, ids, mask), sequence_logp(logits, ids, mask))
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    def dpo_with(shift=True, ref_no_grad=True, policy=lambda c, r: (c, r), upcast=True):
+        def logp(logits, ids, mask):
+            logits = logits.float() if upcast else logits
+            if shift:
+                logits, ids, mask = logits[:, :-1], ids[:, 1:], mask[:, 1:]
+            return (torch.log_softmax(logits, -1).gather(-1, ids[..., None]).squeeze(-1) * mask).sum(-1)
+
+        def attempt(pol_c, pol_r, ref_c, ref_r, ids_c, ids_r, mask_c, mask_r, beta=0.1):
+            with torch.no_grad() if ref_no_grad else contextlib.nullcontext():
+                ref = logp(ref_c, ids_c, mask_c) - logp(ref_r, ids_r, mask_r)
+            pol_c, pol_r = policy(pol_c, pol_r)
+            margins = beta * (logp(pol_c, ids_c, mask_c) - logp(pol_r, ids_r, mask_r) - ref)
+            return -torch.nn.functional.logsigmoid(margins).mean(), margins
+
+        return attempt
+
+    for attempt, message in [
+        (dpo_with(shift=False), r"^C40 · shift: the log-prob of token t uses the logits at t; a causal LM's logits"),
+        (dpo_with(ref_no_grad=False), r"^C40 · reference: a gradient reached the reference logits: compute the ref"),
+        (dpo_with(policy=lambda c, r: (c.detach(), r.detach())), r"^C40 · policy: the loss does not require grad"),
+        (dpo_with(policy=lambda c, r: (c, r.detach())), r"^C40 · policy: no gradient reached the policy logits$"),
+        (dpo_with(upcast=False), r"^C40 · dtype: bfloat16 logits gave torch.bfloat16 margins: compute log_softmax in"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
 
 
 if __name__ == "__main__":

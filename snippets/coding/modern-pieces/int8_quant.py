@@ -100,13 +100,13 @@ def grade(quantize_per_channel, int8_linear):
               1e-6, 1e-6)
         if q.min() < -127 or q.max() > 127:
             fail("range", "symmetric int8 uses [-127, 127]: -128 has no positive twin")
+        rel = ((wd[3] - q[3].float() * scale[3]).norm() / wd[3].norm()).item()
+        if rel > 0.01:
+            fail("tiny row", f"row 3 is reconstructed with {rel:.1%} relative error; per-channel scales keep it < 1%")
         err = (wd - q.float() * scale[:, None]).abs()
         if (err > scale[:, None] / 2 + 1e-7).any():
             fail("rounding", f"|w - q * scale| reached {err.max().item():.3g}; round to nearest keeps it within "
                  "scale/2")
-        rel = ((wd[3] - q[3].float() * scale[3]).norm() / wd[3].norm()).item()
-        if rel > 0.01:
-            fail("tiny row", f"row 3 is reconstructed with {rel:.1%} relative error; per-channel scales keep it < 1%")
         deq = q.float() * scale[:, None]
         close(call(int8_linear, xd, q, scale, bd), xd @ deq.T + bd, "int8_linear against x @ (q * scale).T + bias",
               1e-4, 1e-4)
@@ -126,6 +126,36 @@ def _check():
         grade(*_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(*_wrong)
+    with pytest.raises(NotImplementedError):
+        _stub[1](None, None, None)
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    import torch
+
+    quantize, linear = _solution
+
+    def quantize_with(clamp=1e-12, steps=127, lo=-127, rounding=torch.round):
+        def attempt(w):
+            scale = w.abs().amax(dim=1).float().clamp(min=clamp)
+            q = rounding(w.float() / (scale[:, None] / steps)).clamp(lo, 127)
+            return q.to(torch.int8), scale / 127
+
+        return attempt
+
+    def one_off(w):  # one weight of row 0 a step away from its nearest level
+        q, scale = quantize(w)
+        q[0, 0] += 1 if q[0, 0] < 127 else -1
+        return q, scale
+
+    for attempt, message in [
+        (lambda w: (quantize(w)[0].int(), quantize(w)[1]), r"^C38 · q: q must be an int8 tensor of shape \(6, 16\)$"),
+        (quantize_with(clamp=0.0), r"^C38 · scale: row 2 is all zeros and its scale is 0.0: w/0 is NaN"),
+        (quantize_with(steps=128, lo=-128), r"^C38 · range: symmetric int8 uses \[-127, 127\]: -128 has no positive"),
+        (quantize_with(rounding=torch.trunc), r"^C38 · tiny row: row 3 is reconstructed with \d+.\d% relative error"),
+        (one_off, r"^C38 · rounding: \|w - q \* scale\| reached 0.0099\d; round to nearest keeps it within"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt, linear)
 
 
 if __name__ == "__main__":

@@ -179,6 +179,41 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    import torch
+
+    for method in (_stub.forward, _stub.merge, _stub.unmerge):
+        with pytest.raises(NotImplementedError):
+            method(None) if method is not _stub.forward else method(None, None)
+    # the wrong attempt's unmerge takes out (alpha/r) B A where its merge put in B A: the weight does not come back
+    wrong = _wrong(torch.nn.Linear(3, 2), 1, 4)
+    with torch.no_grad():
+        wrong.B.fill_(1.0)
+    w0 = wrong.base.weight.detach().clone()
+    wrong.merge(), wrong.unmerge()
+    assert not torch.allclose(wrong.base.weight, w0)
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    class Unfrozen(_solution):  # leaves the base layer trainable
+        def __init__(self, base, r, alpha):
+            super().__init__(base, r, alpha)
+            self.base.requires_grad_(True)
+
+    class Detached(_solution):  # B detached in the adapter path: A trains, B never does
+        def forward(self, x):
+            out = self.base(x)
+            return out if self.merged else out + self.scale * (x @ self.A.T) @ self.B.T.detach()
+
+    class Upcast(_solution):  # returns at least float32
+        def forward(self, x):
+            return super().forward(x).to(torch.promote_types(x.dtype, torch.float32))
+
+    for attempt, message in [
+        (Unfrozen, r"^C36 · frozen base: only A and B may require grad; trainable parameters are \['A', 'B', 'base"),
+        (Detached, r"^C36 · training: one SGD step left B at zero: the adapter must be on the gradient's path$"),
+        (Upcast, r"^C36 · dtype: a bfloat16 base needs bfloat16 A and B and a bfloat16 output$"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
 
 
 if __name__ == "__main__":

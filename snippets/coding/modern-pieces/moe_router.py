@@ -165,6 +165,23 @@ def _check():
         grade(*_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(*_wrong)
+    import torch
+
+    with pytest.raises(NotImplementedError):
+        _stub[1](None, None, None, None)
+    # the wrong attempt's dispatch is right: its bug is the aux loss's missing factor E
+    x = torch.randn(6, 4)
+    experts = [torch.nn.Linear(4, 4) for _ in range(3)]
+    weights, idx, _ = _solution[0](x, torch.randn(3, 4), 2)
+    torch.testing.assert_close(_wrong[1](x, experts, weights, idx), _solution[1](x, experts, weights, idx))
+
+    def per_token(x, experts, weights, idx):  # a mutant that calls an expert once per (token, slot)
+        rows = [sum(weights[t, j].to(x.dtype) * experts[int(idx[t, j])](x[t : t + 1])[0] for j in range(idx.shape[1]))
+                for t in range(len(x))]
+        return torch.stack(rows)
+
+    with pytest.raises(AssertionError, match=r"^C37 · dispatch: expert 0 was called on \[1(, 1)+\] rows; it has"):
+        grade(_solution[0], per_token)
 
 
 if __name__ == "__main__":

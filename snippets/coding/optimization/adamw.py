@@ -212,6 +212,52 @@ def _check():
 
     with pytest.raises(AssertionError, match="calls torch/optim/adam"):
         grade(Delegating)
+    with pytest.raises(NotImplementedError):
+        _stub.step(None)
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    class NoLoss(_solution):  # forgets to return the closure's loss
+        def step(self, closure=None):
+            super().step(closure)
+
+    class ZeroGrad(_solution):  # treats a missing .grad as zeros
+        def step(self, closure=None):
+            loss = closure()
+            for p in (p for g in self.param_groups for p in g["params"] if p.grad is None):
+                p.grad = torch.zeros_like(p)
+            super().step()
+            return loss
+
+    class EpsInside(_solution):  # eps inside the square root: for tiny gradients an eps of sqrt(eps)
+        def __init__(self, params, eps=1e-8, **kw):
+            super().__init__(params, eps=eps**0.5, **kw)
+
+    class NoDecay0d(_solution):  # puts 0-dim parameters in a group without weight decay
+        def __init__(self, params, **kw):
+            params = list(params)
+            if not isinstance(params[0], dict):
+                params = [{"params": [p for p in params if p.dim()]},
+                          {"params": [p for p in params if not p.dim()], "weight_decay": 0.0}]
+            super().__init__(params, **kw)
+
+    class StepAsT(_solution):  # keeps its step count under the key "t"
+        def step(self, closure=None):
+            for state in self.state.values():
+                state["step"] = state.pop("t")
+            loss = super().step(closure)
+            for state in self.state.values():
+                state["t"] = state.pop("step")
+            return loss
+
+    for attempt, message in [
+        (NoLoss, r"^C25 · closure: step\(closure\) must return the closure's loss$"),
+        (ZeroGrad, r"^C25 · no grad: a parameter whose .grad is None must stay untouched and get no state$"),
+        (EpsInside, r"^C25 · eps: a parameter with gradients of 1e-10 moved 0.18, torch 0.2: add eps after"),
+        (NoDecay0d, r"^C25 · \{'lr': 0.1, 'weight_decay': 0.1\}: after 20 steps your parameters differ from"),
+        (StepAsT, r"^C25 · state: self.state\[p\] has no 'step'$"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,8 @@ def grade(clip_grad_norm):
             fail("global norm", "you clipped each gradient to norm 1 separately. The global norm is "
                  "sqrt(3² + 4²) = 5, so every gradient should be scaled by the same 1/5; per-tensor clipping "
                  "changes the update's direction")
+        if what == "all-zero gradients" and mine[0].grad.isnan().any():
+            fail("zeros", "all-zero gradients became NaN: 1e-6 in the denominator avoids 0/0")
         want = clip_grad_norm_(ref, max_norm, norm_type)
         if not torch.is_tensor(total) or total.dim() != 0:
             fail(what, f"return the total norm as a 0-dim tensor; got {total!r}")
@@ -115,9 +117,7 @@ def grade(clip_grad_norm):
         call(clip_grad_norm, small, 100.0)
         if any(b is not None and not torch.equal(p.grad, b) for p, b in zip(small, before, strict=False)):
             fail("below max_norm", "a total norm below max_norm must leave the gradients bit-identical")
-        zero = compare([torch.zeros(3, **f64)], 1.0, 2.0, dev, "all-zero gradients")
-        if zero[0].grad.isnan().any():
-            fail("zeros", "all-zero gradients became NaN: 1e-6 in the denominator avoids 0/0")
+        compare([torch.zeros(3, **f64)], 1.0, 2.0, dev, "all-zero gradients")
         compare([torch.randn(3, generator=gen), torch.randn(4, generator=gen).bfloat16()], 1.0, 2.0, dev,
                 "float32 and bfloat16 gradients")
         empty = call(clip_grad_norm, [], 1.0)
@@ -130,6 +130,7 @@ def _check():
     import re
 
     import pytest
+    import torch
 
     assert grade(_solution).startswith("C27 passes")
     with pytest.raises(AssertionError, match="raised NotImplementedError"):
@@ -141,6 +142,39 @@ def _check():
 
     with pytest.raises(AssertionError, match="calls torch/nn/utils/clip_grad.py"):
         grade(lambda params, max_norm, norm_type=2.0: renamed(list(params), max_norm, norm_type))
+    assert _wrong([], 1.0).item() == 0  # the wrong attempt's only bug is per-tensor clipping
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    def rescale(eps):  # scales by min(total, max_norm) / (total + eps): never exactly 1
+        def attempt(parameters, max_norm, norm_type=2.0):
+            grads = [p.grad for p in parameters if p.grad is not None]
+            norms = torch.stack([torch.linalg.vector_norm(g, norm_type) for g in grads])
+            total = torch.linalg.vector_norm(norms, norm_type)
+            for g in grads:
+                g.mul_((total.clamp(max=max_norm) / (total + eps)).to(g.dtype))
+            return total
+
+        return attempt
+
+    def fill_missing(parameters, max_norm, norm_type=2.0):  # gives a parameter without a grad zeros
+        parameters = list(parameters)
+        for p in parameters:
+            p.grad = torch.zeros_like(p) if p.grad is None else p.grad
+        return _solution(parameters, max_norm, norm_type)
+
+    def float_or_none(parameters, max_norm, norm_type=2.0):  # a Python float, and None for no gradients
+        parameters = list(parameters)
+        return _solution(parameters, max_norm, norm_type).item() if parameters else None
+
+    for attempt, message in [
+        (lambda *args: float_or_none(*args) or 0.0, r"^C27 · grads 3 and 4: return the total norm as a 0-dim te"),
+        (fill_missing, r"^C27 · three parameters, one without a grad: parameter 1 had no grad and must keep none$"),
+        (rescale(1e-6), r"^C27 · below max_norm: a total norm below max_norm must leave the gradients bit-identical"),
+        (rescale(0.0), r"^C27 · zeros: all-zero gradients became NaN: 1e-6 in the denominator avoids 0/0$"),
+        (lambda *args: _solution(*args) if args[0] else float_or_none(*args), r"^C27 · empty: no gradients: return"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
 
 
 if __name__ == "__main__":

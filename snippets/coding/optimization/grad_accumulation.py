@@ -151,6 +151,22 @@ def _check():
     for p, q in zip(a.parameters(), b.parameters(), strict=False):
         torch.testing.assert_close(p, q)
 
+    # mutants of the reference, one per remaining failure, each with its exact message
+    def step_each(model, loss_fn, micro_batches, optimizer):  # one step per micro-batch
+        return [_solution(model, loss_fn, [batch], optimizer) for batch in micro_batches][-1]
+
+    def keep_stale(model, loss_fn, micro_batches, optimizer):  # never zeroes the gradients
+        optimizer.zero_grad = lambda set_to_none=True: None
+        return _solution(model, loss_fn, micro_batches, optimizer)
+
+    for attempt, message in [
+        (step_each, r"^C28 · step: optimizer.step\(\) ran 2 times; accumulation takes exactly one step$"),
+        (keep_stale, r"^C28 · sizes \(4, 4\): your update differs from one step on the concatenated batch \(stale"),
+        (lambda *args: _solution(*args).item(), r"^C28 · return: return the big batch's mean loss as a 0-dim tensor"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
+
 
 if __name__ == "__main__":
     _check()

@@ -117,6 +117,45 @@ def _check():
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
 
+    # mutants, one per remaining failure, each with its exact message
+    import math
+    from fractions import Fraction
+
+    def cosine(step, warmup, total, min_ratio, clamp=True, floor=True):
+        t = (step - warmup) / max(1, total - warmup)
+        t = min(t, 1.0) if clamp else t
+        low = min_ratio if floor else 0.0
+        return low + (1 - low) * 0.5 * (1 + math.cos(math.pi * t))
+
+    def one_late(step, warmup, total, min_ratio=0.0):  # warmup counts to warmup + 1
+        return (step + 1) / (warmup + 1) if step < warmup else cosine(step, warmup, total, min_ratio)
+
+    def exponential(step, warmup, total, min_ratio=0.0):  # exponential warmup from 1/warmup
+        return warmup ** (step / warmup - 1) if step < warmup else cosine(step, warmup, total, min_ratio)
+
+    def unclamped(step, warmup, total, min_ratio=0.0):  # t not clamped at 1: the cosine comes back up
+        return (step + 1) / warmup if step < warmup else cosine(step, warmup, total, min_ratio, clamp=False)
+
+    def no_floor(step, warmup, total, min_ratio=0.0):  # decays to 0, not to min_ratio
+        return (step + 1) / warmup if step < warmup else cosine(step, warmup, total, min_ratio, floor=False)
+
+    def quarter(step, warmup, total, min_ratio=0.0):  # a quarter cosine: cos(pi t / 2)
+        if step < warmup:
+            return (step + 1) / warmup
+        t = min((step - warmup) / max(1, total - warmup), 1.0)
+        return min_ratio + (1 - min_ratio) * math.cos(math.pi * t / 2)
+
+    for attempt, message in [
+        (one_late, r"^C26 · first step: the first step used lr 0.1; warmup=4 and base lr 0.5 give 0.125$"),
+        (exponential, r"^C26 · peak: the last warmup step \(step 3\) used lr 0.3536; it must reach the base lr"),
+        (unclamped, r"^C26 · decay: the lr rose again after warmup: \[0.125, 0.25, 0.375, 0.5, 0.5, 0.4957"),
+        (no_floor, r"^C26 · floor: from step 20 \(= total\) the lr must stay at min_ratio \* base = 0.05; got \[0.0"),
+        (quarter, r"^C26 · cosine: halfway through the decay .* must be \(1 \+ 0.1\)/2 = 0.55; got 0.7364$"),
+        (lambda *args: Fraction(_solution(*args)), r"^C26 · warmup=0, total=10: step 0 gave Fraction\(1, 1\), "),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(attempt)
+
 
 if __name__ == "__main__":
     _check()

@@ -104,9 +104,8 @@ def grade(collate):
     check([(t([], dtype=torch.int64), 0), (t([7, 7]), 1)], 0, "an empty sequence")
     out = check([(t([50256, 11]), 0), (t([12]), 1)], 50256, "a real token equal to pad_id 50256")
     packed = pack_padded_sequence(out["input_ids"][..., None].float(), out["lengths"], batch_first=True,
-                                  enforce_sorted=False)
-    if packed.data.shape[0] != 3:
-        fail("pack_padded_sequence", "the lengths must count every real token")
+                                  enforce_sorted=False)  # lengths equal to the real ones are accepted
+    assert packed.data.shape[0] == 3
     loader = torch.utils.data.DataLoader(batch, batch_size=2, collate_fn=collate)
     first = next(iter(loader))
     close(first["lengths"], t([3, 1]), "as a DataLoader collate_fn: the first batch's lengths", 0, 0)
@@ -123,6 +122,10 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # a mutant of the reference that names its mask "mask"
+    renamed = {"attention_mask": "mask"}
+    with pytest.raises(AssertionError, match=r"^C30 · three sequences, pad_id 0, a real token 0: return a dict wi"):
+        grade(lambda batch, pad_id=0: {renamed.get(k, k): v for k, v in _solution(batch, pad_id).items()})
 
 
 if __name__ == "__main__":

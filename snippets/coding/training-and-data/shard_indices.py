@@ -103,6 +103,8 @@ def grade(shard_indices):
             fail("partition", f"ranks {where[0]} and {where[1]} both got index {twice[0]}, and index {missing[0]} went "
                  "nowhere: every rank draws the same permutation (seed + epoch) and takes its own slice")
         fail("partition", f"12 indices over 3 ranks: the ranks got {shards}; together they must cover 0..11 once")
+    if call(shard_indices, 10, 2, 0, 0) == call(shard_indices, 10, 2, 0, 1):
+        fail("epochs", "epochs 0 and 1 gave the same order: seed the permutation with seed + epoch")
     for n in (0, 1, 10, 11):
         for world in range(1, 6):
             for drop_last in (False, True):
@@ -116,8 +118,6 @@ def grade(shard_indices):
                             if not isinstance(got, list) or got != list(ref):
                                 fail(f"n={n}, world_size={world}, rank={rank}, epoch={epoch}, shuffle={shuffle}, "
                                      f"drop_last={drop_last}", f"got {got}, DistributedSampler gives {list(ref)}")
-    if call(shard_indices, 10, 2, 0, 0) == call(shard_indices, 10, 2, 0, 1):
-        fail("epochs", "epochs 0 and 1 gave the same order: seed the permutation with seed + epoch")
     return "C31 passes: equals DistributedSampler for n 0-11, 1-5 ranks, drop_last, shuffle and epochs"
 
 
@@ -131,6 +131,23 @@ def _check():
         grade(_stub)
     with pytest.raises(AssertionError, match=re.escape(WRONG_MESSAGE)):
         grade(_wrong)
+    # the wrong attempt's only bug is the seed: without shuffling it is right
+    assert _wrong(10, 3, 1, 0, shuffle=False, drop_last=True) == _solution(10, 3, 1, 0, shuffle=False, drop_last=True)
+
+    # mutants of the reference, one per remaining failure, each with its exact message
+    def changed(change):
+        def attempt(n, world_size, rank, epoch, seed=0, shuffle=True, drop_last=False):
+            return change(n, world_size, rank, epoch, seed, shuffle, drop_last)
+
+        return attempt
+
+    for change, message in [
+        (lambda n, w, r, e, *rest: _solution(n, 1, 0, e, *rest), r"^C31 · partition: 12 indices over 3 ranks: the "),
+        (lambda n, w, r, e, *rest: _solution(n, w, r, 0, *rest), r"^C31 · epochs: epochs 0 and 1 gave the same order"),
+        (lambda *args: sorted(_solution(*args)), r"^C31 · n=10, world_size=1, rank=0, epoch=0, shuffle=True, drop_"),
+    ]:
+        with pytest.raises(AssertionError, match=message):
+            grade(changed(change))
 
 
 if __name__ == "__main__":
