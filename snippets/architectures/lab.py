@@ -1,18 +1,21 @@
 # %% [markdown]
 # # Lab · Make the inherited models fit
 #
-# You inherit four pieces of model code from a team that has moved on. Each runs on the inputs it was
+# You inherit five pieces of model code from a team that has moved on. Each runs on the inputs it was
 # written for and breaks, loudly or silently, on the next ones: a U-Net that crashes on odd image sizes,
 # a language model whose training loop dies on its second chunk, a checkpoint trained with one RoPE
-# layout that must load into a codebase using the other, and a model built on the `meta` device whose
-# weight tie disappears when it is materialized. Each exercise is one of the arithmetic or convention
-# questions of the architecture round, and each check fails until your fix is right.
+# layout that must load into a codebase using the other, a model built on the `meta` device whose
+# weight tie disappears when it is materialized, and a training script whose attention logits grow
+# without limit and whose weights one corrupted batch turns into NaN. Each exercise is one of the
+# arithmetic, convention or stability questions of the architecture round, and each check fails until
+# your fix is right.
 #
-# It takes about 30 minutes, and draws on Module 9 · Convolutional networks, Q122 and Q125 (output sizes,
+# It takes about 40 minutes, and draws on Module 9 · Convolutional networks, Q122 and Q125 (output sizes,
 # `output_size=`), Recurrent networks, Q131 (truncated BPTT), The Transformer block, Q136 (RoPE layouts),
-# and Modern LLM blocks, Q140 and Q141 (weight tying, counting on `meta`).
+# Modern LLM blocks, Q140 and Q141 (weight tying, counting on `meta`), and Initialization and stability,
+# Q145 (QK-norm, skipping a non-finite step).
 #
-# Runs on the CPU in seconds. Colab or any install with torch >= 2.4 has everything; nothing to install.
+# Runs on the CPU in seconds. Colab or any install with torch >= 2.6 has everything; nothing to install.
 
 # %%
 import torch
@@ -285,6 +288,163 @@ def materialize(model):
 
 
 # %% [markdown]
+# ## Exercise 5 · Stabilize the attention
+#
+# The last piece is a training script run at a deliberately high learning rate (Adam, 0.03) on a
+# retrieval task: find the token whose first feature is largest and return its features. Two things
+# go wrong. The attention logits grow with the q and k weights, without limit: as shipped, the largest
+# one climbs from about 3 to over 100 within 60 steps. The loss still falls on this fp32 toy, but the
+# softmax is saturated, which is the growth that precedes loss spikes in large runs (the previous owner
+# even declared `q_norm` and `k_norm`, and never used them). And one corrupted value in a batch turns
+# the gradients into NaN, the optimizer step writes the NaN into every weight, and the run is lost. Fix
+# both: apply QK-norm (an RMSNorm over each head's q and k, before the scores) in `qkv_heads`, and
+# make `train_step` measure the total gradient norm first, skip the step (returning False) when the
+# norm is not finite, and clip and step otherwise. Hint: `nn.utils.get_total_norm` measures without
+# touching the gradients; `nn.utils.clip_grads_with_norm_` clips with a norm you already have.
+
+
+# %%
+def make_batch(gen, n=64, t=16):
+    """Retrieval: the target is the features of the token whose first feature is largest."""
+    x = torch.randn(n, t, 4, generator=gen)
+    return x, x[torch.arange(n), x[..., 0].argmax(1)]
+
+
+# %% tags=["exercise"]
+class Attention(nn.Module):
+    def __init__(self, d=32, heads=2):
+        super().__init__()
+        self.heads, self.hd = heads, d // heads
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.out = nn.Linear(d, d, bias=False)
+        self.q_norm, self.k_norm = nn.RMSNorm(self.hd), nn.RMSNorm(self.hd)
+
+    def qkv_heads(self, x):
+        n, t, _ = x.shape
+        q, k, v = self.qkv(x).view(n, t, 3, self.heads, self.hd).permute(2, 0, 3, 1, 4)  # each (n, heads, t, hd)
+        return q, k, v  # TODO: q_norm and k_norm are declared but never applied
+
+    def logits(self, x):
+        """The attention scores before the softmax: what a training run should log."""
+        q, k, _ = self.qkv_heads(x)
+        return q @ k.mT / self.hd**0.5
+
+    def forward(self, x):
+        q, k, v = self.qkv_heads(x)
+        return self.out(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).flatten(2))
+
+
+class Retriever(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.inp, self.attn, self.head = nn.Linear(4, d), Attention(d), nn.Linear(d, 4)
+
+    def forward(self, x):
+        h = self.inp(x)
+        return self.head(h + self.attn(h))[:, 0]
+
+
+def train_step(model, opt, x, y, max_norm=1.0):
+    """One optimizer step on a batch; returns False when the step was skipped."""
+    loss = F.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm)  # TODO: a NaN gradient goes straight into step()
+    opt.step()
+    return True
+
+
+# %% tags=["check"]
+import copy
+
+torch.manual_seed(0)
+model, gen = Retriever(), torch.Generator().manual_seed(0)
+grown = copy.deepcopy(model.attn)
+with torch.no_grad():
+    h = model.inp(make_batch(gen)[0])
+    before = grown.logits(h)
+    grown.qkv.weight[: 2 * grown.heads * grown.hd] *= 10  # W_q and W_k grow 10x, as they can in a long run
+    after = grown.logits(h)
+assert torch.allclose(after, before, atol=1e-3), (
+    f"W_q and W_k grew 10x and the largest logit went from {before.abs().max():.1f} to {after.abs().max():.1f}"
+)
+opt = torch.optim.Adam(model.parameters(), lr=0.03)
+peaks, losses = [], []
+for step in range(60):
+    x, y = make_batch(gen)
+    with torch.no_grad():
+        losses.append(F.mse_loss(model(x), y).item())
+    assert train_step(model, opt, x, y) is True, f"step {step}: a clean batch was skipped"
+    attn = model.attn
+    with torch.no_grad():
+        peaks.append(attn.logits(model.inp(x)).abs().max().item())
+    # |q.k| / sqrt(hd) <= sqrt(hd) * max|g_q| * max|g_k| once q and k are RMS-normalized (g: the norm weights)
+    bound = attn.hd**0.5 * attn.q_norm.weight.abs().max().item() * attn.k_norm.weight.abs().max().item()
+    assert peaks[-1] <= bound, f"step {step}: largest logit {peaks[-1]:.1f}, above the QK-norm bound {bound:.1f}"
+assert sum(losses[-10:]) < 0.5 * sum(losses[:10]), f"the loss did not fall: {losses[0]:.3f} -> {losses[-1]:.3f}"
+snapshot = [p.detach().clone() for p in model.parameters()]
+x, y = make_batch(gen)
+x[0, 3, 1] = float("nan")  # one corrupted value in one sample
+assert train_step(model, opt, x, y) is False, "the step on a batch with a NaN was taken"
+unchanged = all(torch.equal(p, s) for p, s in zip(model.parameters(), snapshot, strict=True))
+assert unchanged, "the skipped step changed the weights"
+assert train_step(model, opt, *make_batch(gen)) is True, "training does not resume after a skipped step"
+assert all(p.isfinite().all() for p in model.parameters()), "non-finite weights after the corrupted batch"
+print(f"largest logit {max(peaks):.1f} (QK-norm bound {bound:.1f}); loss {losses[0]:.2f} -> {losses[-1]:.2f}")
+print("the NaN batch was skipped; the weights stayed finite")
+
+
+# %% tags=["solution"]
+class Attention(nn.Module):
+    def __init__(self, d=32, heads=2):
+        super().__init__()
+        self.heads, self.hd = heads, d // heads
+        self.qkv = nn.Linear(d, 3 * d, bias=False)
+        self.out = nn.Linear(d, d, bias=False)
+        self.q_norm, self.k_norm = nn.RMSNorm(self.hd), nn.RMSNorm(self.hd)
+
+    def qkv_heads(self, x):
+        n, t, _ = x.shape
+        q, k, v = self.qkv(x).view(n, t, 3, self.heads, self.hd).permute(2, 0, 3, 1, 4)  # each (n, heads, t, hd)
+        # QK-norm: each head's q and k get RMS sqrt(hd) (times the norm weight), whatever W_q and W_k become.
+        return self.q_norm(q), self.k_norm(k), v
+
+    def logits(self, x):
+        """The attention scores before the softmax: what a training run should log."""
+        q, k, _ = self.qkv_heads(x)
+        return q @ k.mT / self.hd**0.5
+
+    def forward(self, x):
+        q, k, v = self.qkv_heads(x)
+        return self.out(F.scaled_dot_product_attention(q, k, v).transpose(1, 2).flatten(2))
+
+
+class Retriever(nn.Module):
+    def __init__(self, d=32):
+        super().__init__()
+        self.inp, self.attn, self.head = nn.Linear(4, d), Attention(d), nn.Linear(d, 4)
+
+    def forward(self, x):
+        h = self.inp(x)
+        return self.head(h + self.attn(h))[:, 0]
+
+
+def train_step(model, opt, x, y, max_norm=1.0):
+    """One optimizer step on a batch; returns False when the step was skipped."""
+    loss = F.mse_loss(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    params = [p for p in model.parameters() if p.grad is not None]
+    norm = nn.utils.get_total_norm([p.grad for p in params])  # measure first: nothing is modified yet
+    if not norm.isfinite():
+        opt.zero_grad()  # skip: neither the weights nor Adam's moments see the NaN (count it in a real run)
+        return False
+    nn.utils.clip_grads_with_norm_(params, max_norm, norm)
+    opt.step()
+    return True
+
+
+# %% [markdown]
 # ## What to say in the interview
 #
 # - "Output size is `floor((H + 2p − d(k−1) − 1)/s) + 1`. A stride-2 layer maps two input sizes to one
@@ -296,3 +456,7 @@ def materialize(model):
 #   just worse."
 # - "I count parameters with `parameters()`, which yields a tied weight once, never from the state_dict.
 #   After `to_empty` I re-tie before initializing."
+# - "QK-norm bounds every attention logit by sqrt(hd) times the norm weights, however large W_q and W_k
+#   grow. And I measure the gradient norm before I touch anything: a non-finite norm skips the step and
+#   is counted, so one bad batch never reaches the weights or Adam's moments. A z-loss and beta2 = 0.95
+#   are the other two levers I'd name."

@@ -66,6 +66,20 @@ def _check() -> None:
     torch.testing.assert_close(lhs, rhs)
     assert nn.Conv2d(16, 8, 4).weight.shape == (8, 16, 4, 4)
     assert set(k3[0, 0, 2:-2, 2:-2].unique().tolist()) == {1.0, 2.0, 4.0}
+    # k divisible by s evens the counts, not the values: a learned (non-constant) k4 s2 kernel still
+    # paints a period-2 pattern on a flat input, while resize-then-conv stays flat whatever its kernel.
+    learned = F.conv_transpose2d(ones, torch.randn(1, 1, 4, 4), stride=2)[0, 0, 3:-3, 3:-3]
+    torch.testing.assert_close(learned[2:], learned[:-2])  # period 2
+    assert learned[0, 0] != learned[0, 1] and learned[0, 0] != learned[1, 0]
+    flat = F.conv2d(F.interpolate(ones, scale_factor=2), torch.randn(1, 1, 3, 3))
+    torch.testing.assert_close(flat, flat[0, 0, 0, 0].expand_as(flat))
+    # PixelShuffle (sub-pixel conv): a random init gives r*r different sub-pixels on a flat input; ICNR
+    # (each group of r*r output channels shares one kernel) starts it as a nearest-neighbour resize.
+    kernel = torch.randn(1, 1, 3, 3)
+    shuffled = F.pixel_shuffle(F.conv2d(ones, torch.randn(4, 1, 3, 3)), 2)
+    icnr = F.pixel_shuffle(F.conv2d(ones, kernel.repeat_interleave(4, dim=0)), 2)
+    assert shuffled.unique().numel() == 4
+    torch.testing.assert_close(icnr, F.interpolate(F.conv2d(ones, kernel), scale_factor=2))
     # k=4, s=2, p=1 doubles the size exactly.
     assert nn.ConvTranspose2d(1, 1, 4, 2, 1)(torch.zeros(1, 1, 5, 5)).shape[-1] == 10
 

@@ -54,6 +54,10 @@ def _check() -> None:
     assert std_after(50, tanh_gain, torch.tanh) > 0.5
     assert std_after(50, nn.init.xavier_normal_, torch.tanh) < 0.2
     # trunc_normal_ truncates at absolute bounds a=-2, b=2, not at 2 std.
+    import inspect
+
+    defaults = inspect.signature(nn.init.trunc_normal_).parameters
+    assert (defaults["std"].default, defaults["a"].default, defaults["b"].default) == (1.0, -2.0, 2.0)
     w = torch.empty(100_000)
     nn.init.trunc_normal_(w, std=0.02)
     assert w.abs().max() / 0.02 > 3.5

@@ -56,7 +56,12 @@ def _check() -> None:
     assert o.shape == (5, 3, 5) and hp.shape == (1, 3, 5) and cp.shape == (1, 3, 20)
     # dropout with one layer only warns.
     with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
-        nn.LSTM(10, 20, dropout=0.5)
+        one_layer = nn.LSTM(10, 20, dropout=0.5)
+    seq = torch.randn(5, 3, 10)
+    assert one_layer.training and torch.equal(one_layer(seq)[0], one_layer(seq)[0])  # no dropout at all
+    two_layers = nn.LSTM(10, 20, num_layers=2, dropout=0.5)  # between layers 1 and 2 only
+    assert not torch.equal(two_layers(seq)[0], two_layers(seq)[0])
+    assert torch.equal(two_layers(seq)[1][0][0], two_layers(seq)[1][0][0])  # layer 1's state: before any dropout
     # A batch-first h0 raises.
     single = nn.LSTM(10, 20, batch_first=True)
     with pytest.raises(RuntimeError, match=r"Expected hidden\[0\] size \(1, 3, 20\), got \[3, 1, 20\]"):

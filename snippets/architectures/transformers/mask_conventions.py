@@ -96,6 +96,12 @@ def _check() -> None:
     without = mha(x, x, x, key_padding_mask=all_pad, need_weights=False)[0]
     assert with_w[1].isnan().all() and not without[1].isnan().any()
     torch.testing.assert_close(without[1], mha.out_proj.bias.expand(L, E))  # zeros, projected
+    # ... and NaN again on the inference fast path (eval mode, no autograd).
+    with torch.inference_mode():
+        fast = mha.eval()(x, x, x, key_padding_mask=all_pad, need_weights=False)[0]
+    mha.train()
+    assert fast[1].isnan().all() and not fast[0].isnan().any()
+    assert tnn.MultiheadAttention(E, heads).batch_first is False  # the default: (L, N, E)
     # The 3-D mask wants N * heads.
     shape_message = r"The shape of the 3D attn_mask is torch.Size\(\[2, 5, 5\]\), but should be \(4, 5, 5\)"
     with pytest.raises(RuntimeError, match=shape_message):
