@@ -442,3 +442,36 @@ def test_progress_offers_the_next_and_a_random_unmarked_question(page):
     random.focus()  # the target is drawn as the reader reaches for the link
     assert random.get_attribute("href") in unmarked
     assert not any("conventions" in href for href in unmarked)  # the demo drills are not items
+
+
+# ---- Module 10 (docs/llm/): each page's drill works in the browser, the large-runs spot-the-bug included ----
+@pytest.mark.parametrize(
+    ("path", "line", "fixed"),
+    [
+        ("llm/decode-loop/", 12, "scaled_dot_product_attention"),
+        ("llm/fine-tuning/", 16, 'reduction="sum"'),
+        ("llm/large-runs/", 18, "grad_norm = torch.nn.utils.clip_grad_norm_(params"),
+    ],
+)
+def test_llm_spot_the_bug_drills_reveal_their_fix(page, path: str, line: int, fixed: str) -> None:
+    page.goto(path)
+    drill = page.locator(".drill--spot")
+    assert drill.count() == 1
+    drill.locator(f'button[data-line="{line}"]').click()
+    assert drill.locator(".drill__feedback").inner_text().startswith(f"Yes: line {line} is the bug.")
+    assert fixed in drill.locator(".drill__answer pre code").inner_text()
+    assert page.console_errors == [] and page.foreign_requests == []
+
+
+def test_llm_step_through_match_and_deck_work(page) -> None:
+    page.goto("llm/sampling/")
+    page.locator(".drill--steps .drill-steps__next").click()
+    assert page.locator(".drill--steps .drill-steps__counter").inner_text().startswith("Step 2 of")
+    page.goto("llm/attention-kernels/")
+    page.locator(".drill--match .drill-match__reveal").click()
+    assert page.locator(".drill--match .drill__feedback").inner_text() == "All answers shown."
+    page.goto("llm/")
+    page.locator(".drill--cards.is-ready").wait_for()
+    page.locator(".drill--cards .drill-cards__reveal").click()
+    assert page.locator(".drill--cards .drill-card:visible .drill-card__back").is_visible()
+    assert page.console_errors == [] and page.foreign_requests == []

@@ -68,21 +68,29 @@ def _check() -> None:
             s = s.masked_fill(torch.ones(100, 100, dtype=torch.bool).triu(1), float("-inf"))
         torch.testing.assert_close(lse, s.logsumexp(-1), atol=1e-5, rtol=1e-5)
     # The largest score tile is block x block per head: 2 x 2 x 16 x 16 = 1,024 elements vs 40,000 for the
-    # full matrix (2 x 2 x 100 x 100). Record every matmul output shape while the tiled version runs.
-    from torch.utils._python_dispatch import TorchDispatchMode
+    # full matrix (2 x 2 x 100 x 100). Record every matmul while the tiled version runs (a TorchFunctionMode
+    # sees each `@` once; a TorchDispatchMode would cost seconds here).
+    from torch.overrides import TorchFunctionMode
 
-    sizes = []
+    sizes, flops = [], 0
 
-    class Record(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    class Record(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            nonlocal flops
             result = func(*args, **(kwargs or {}))
-            if func in (torch.ops.aten.bmm.default, torch.ops.aten.mm.default):  # score and P@V tiles
+            if getattr(func, "__name__", "") == "matmul":  # `@`: the score and P @ V tiles
                 sizes.append(result.numel())
+                flops += 2 * result.numel() * args[0].shape[-1]
             return result
 
     with Record():
         tiled_attention(q, k, v)
+    assert len(sizes) == 2 * 7 * 7  # 7 query blocks x 7 key blocks, two matmuls each
     assert max(sizes) == 2 * 2 * 16 * 16 == 1024 < 2 * 2 * 100 * 100
+    # Same FLOPs as the full computation (QK^T and PV: 2 x 2·B·H·N²·d): tiling saves memory, not arithmetic.
+    assert flops == 2 * (2 * 2 * 2 * 100 * 100 * 16)
+    # 2.14.1 registers the pluggable FlashAttention implementations the page names (activated on a GPU).
+    assert torch.nn.attention.list_flash_attention_impls() == ["FA3", "FA4"]
     assert torch.isnan(x.exp() / x.exp().sum()).all()
     torch.testing.assert_close(torch.softmax(x, -1), torch.tensor([0.2689414322376251, 0.7310585975646973]))
 

@@ -76,8 +76,12 @@ def _check() -> None:
     k, v = cache.gather("a")
     ks = torch.stack([kv[0] for kv in contiguous["a"]], dim=1)
     assert torch.equal(k, ks)
-    # 2.14.1's varlen_attn takes block_table=, but its kernel is CUDA-only.
+    # 2.14.1's varlen_attn takes block_table= and seqused_k= (and num_splits=, Q156), but its kernel is CUDA-only.
+    import inspect
+
     from torch.nn.attention.varlen import varlen_attn
+
+    assert {"block_table", "seqused_k", "num_splits"} <= inspect.signature(varlen_attn).parameters.keys()
 
     qv = torch.randn(4, H, D)
     cu = torch.tensor([0, 4], dtype=torch.int32)

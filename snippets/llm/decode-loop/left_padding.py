@@ -90,6 +90,23 @@ def _check() -> None:
     # SDPA returns zeros (no NaN) for fully masked pad query rows; the hand-written softmax gives NaN
     # that reaches every position of the padded row in the next layer (0 * NaN = NaN), none in the other row.
     assert not fused.isnan().any()
+    # What SDPA itself returns for a query row whose keys are all masked: zeros (since 2.5), not NaN.
+    qs, ks, vs = torch.randn(3, 1, 1, 2, 4)
+    row_mask = torch.tensor([[False, False], [True, True]])  # query 0 sees no key
+    out = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=row_mask)
+    assert torch.equal(out[0, 0, 0], torch.zeros(4)) and not out.isnan().any()
+    # RoPE: shifting every position by the same amount (left padding without position ids) leaves q·k
+    # unchanged, because the scores depend on position differences only; absolute embeddings change (below).
+    def rope(x, pos):
+        half = x.shape[-1] // 2
+        angle = pos[:, None] * 10_000 ** (-torch.arange(half) / half)
+        x1, x2 = x[..., :half], x[..., half:]
+        return torch.cat([x1 * angle.cos() - x2 * angle.sin(), x1 * angle.sin() + x2 * angle.cos()], -1)
+
+    qr, kr = torch.randn(2, 5, 8)
+    pos = torch.arange(5.0)
+    torch.testing.assert_close(rope(qr, pos) @ rope(kr, pos).mT, rope(qr, pos + 4) @ rope(kr, pos + 4).mT,
+                               atol=1e-5, rtol=1e-5)
     assert naive[0].isnan().all() and not naive[1].isnan().any()
     # Position ids matter with absolute embeddings: a naive arange shifts the prompt and changes logits.
     p = prompts[1]

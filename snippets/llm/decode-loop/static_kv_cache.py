@@ -40,7 +40,7 @@ k_buf = torch.zeros(B, H, T_MAX, D)
 v_buf = torch.zeros(B, H, T_MAX, D)
 cache = {"k": torch.zeros(B, H, 0, D), "v": torch.zeros(B, H, 0, D)}
 ptr = k_buf.data_ptr()
-for t in range(6):
+for t in range(4):  # the 4th step reuses a graph: no new compile
     q, k, v = torch.randn(3, B, H, 1, D)
     a = static(q, k, v, k_buf, v_buf, torch.tensor([t]))
     b = cat(q, k, v, cache)
@@ -58,8 +58,8 @@ def _check() -> None:
     assert graphs == {"static": 1, "cat": 3}
     assert k_buf.data_ptr() == ptr  # the same buffer all along
     # The cat cache copied every token so far at every step: T(T+1)/2 token copies over T steps.
-    assert sum(t + 1 for t in range(6)) == 6 * 7 // 2 == 21
-    # A Python-int position written by slice assignment: a new graph every step here (4 for 4 steps).
+    assert sum(t + 1 for t in range(4)) == 4 * 5 // 2 == 10
+    # A Python-int position written by slice assignment: a new graph every step here (3 for 3 steps).
     torch._dynamo.reset()
     count = {"n": 0}
 
@@ -83,16 +83,16 @@ def _check() -> None:
         torch.testing.assert_close(a, step_int(q, k, v, torch.zeros_like(kb).copy_(kb), vb.clone(), t))
     f = torch.compile(step_int, backend=backend)
     kb, vb = torch.zeros_like(k_buf), torch.zeros_like(v_buf)
-    for t in range(4):
+    for t in range(3):
         q, k, v = torch.randn(3, B, H, 1, D)
         f(q, k, v, kb, vb, t)
-    assert count["n"] == 4, count
+    assert count["n"] == 3, count
     # mark_static_address (what static-cache implementations call for cudagraphs) exists in 2.14.1.
     assert callable(torch._dynamo.mark_static_address)
     # Forgetting the validity mask: the zeros in unwritten slots get softmax weight.
     q = torch.randn(B, H, 1, D)
     no_mask = F.scaled_dot_product_attention(q, k_buf, v_buf)
-    masked = F.scaled_dot_product_attention(q, k_buf, v_buf, attn_mask=(torch.arange(T_MAX) <= 5)[None, :])
+    masked = F.scaled_dot_product_attention(q, k_buf, v_buf, attn_mask=(torch.arange(T_MAX) <= 3)[None, :])
     assert not torch.allclose(no_mask, masked)
     torch._dynamo.reset()
 

@@ -52,6 +52,49 @@ print(spikes(losses))
 # > [220, 221, 470]
 # --8<-- [end:detector]
 
+# --8<-- [start:buggy]
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(16, 1)
+params = list(model.parameters())
+optimizer = torch.optim.SGD(params, lr=0.1)
+grad_norms = []  # what the dashboard plots
+for step in range(40):
+    x = torch.randn(64, 16)
+    y = x[:, :1] + 0.1 * torch.randn(64, 1)
+    if step == 30:
+        x = x * 100  # a corrupt batch: the spike the log must show
+    loss = nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    grad_norm = torch.nn.utils.get_total_norm([p.grad for p in params])
+    grad_norms.append(grad_norm.item())
+    optimizer.step()
+# --8<-- [end:buggy]
+_logged = grad_norms
+torch.manual_seed(0)  # the same run again, with the fix
+model = nn.Linear(16, 1)
+params = list(model.parameters())
+optimizer = torch.optim.SGD(params, lr=0.1)
+grad_norms = []
+for step in range(40):
+    x = torch.randn(64, 16)
+    y = x[:, :1] + 0.1 * torch.randn(64, 1)
+    if step == 30:
+        x = x * 100
+    loss = nn.functional.mse_loss(model(x), y)
+    optimizer.zero_grad()
+    # --8<-- [start:fixed]
+    loss.backward()
+    # clip_grad_norm_ returns the total norm from before it clipped: log it
+    grad_norm = torch.nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    grad_norms.append(grad_norm.item())
+    optimizer.step()
+    # --8<-- [end:fixed]
+
 
 # ---- checks: run by the tests, never shown on the page ----
 def _check() -> None:
@@ -82,7 +125,18 @@ def _check() -> None:
     torch.testing.assert_close(p.grad, torch.tensor([0.6, 0.8, 0.0]))
     # The detector flags exactly the injected steps.
     assert spikes(losses) == [220, 221, 470]
-
+    # The drill: measured after clipping, the log never exceeds max_norm. The corrupt batch at step 30 reads
+    # 1.0, like each of the first eight (clipped) steps; the pre-clip norm the fix logs is about 20,940, more
+    # than 100,000 times the median of the settled steps (about 0.15).
+    assert max(_logged) < 1.0 + 1e-5
+    assert all(abs(g - 1.0) < 1e-5 for g in _logged[:8] + [_logged[30]])
+    assert all(g < 0.9 for g in _logged[8:30])
+    assert 20_000 < grad_norms[30] < 22_000
+    settled = torch.tensor(grad_norms[10:30] + grad_norms[31:]).median().item()
+    assert 0.1 < settled < 0.2 and grad_norms[30] / settled > 100_000
+    # Where nothing was clipped the two logs agree: only the place of the measurement moved.
+    assert all(abs(a - b) < 1e-6 for a, b in zip(_logged[8:30], grad_norms[8:30], strict=True))
+    assert min(grad_norms[:8]) > 1.0
 
 if __name__ == "__main__":
     _check()
