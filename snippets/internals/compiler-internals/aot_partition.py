@@ -58,8 +58,20 @@ def _check() -> None:
     x.grad = w.grad = None
     f(x, w).backward()
     torch.testing.assert_close(got, (x.grad, w.grad))
-    # aot_eager uses min-cut on this version; the default partitioner has a backend of its own
+    # aot_eager uses min-cut on this version (D-12): its compiled node saves min-cut's 4 tensors; the
+    # default partitioner has a backend of its own, which saves 5
     assert "aot_eager_default_partitioner" in torch._dynamo.list_backends(exclude_tags=())
+
+    def saved_by(backend: str) -> int:
+        torch._dynamo.reset()
+        packed = []
+        x, w = (torch.randn(4, 4, requires_grad=True) for _ in range(2))
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            torch.compile(f, backend=backend, fullgraph=True)(x, w).backward()
+        return len(packed)
+
+    assert saved_by("aot_eager") == 4
+    assert saved_by("aot_eager_default_partitioner") == 5
 
 
 if __name__ == "__main__":
