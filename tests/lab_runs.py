@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -19,6 +23,14 @@ import nbformat
 from lab_format import Cell, exercises
 
 from tests.run_code import current_apis_only
+
+ROOT = Path(__file__).resolve().parents[1]
+# A lab whose checks fork their ranks (as a notebook must: its functions cannot be pickled for spawn) needs
+# what a reader's fresh kernel has: a process in which autograd has not run yet. A process forked after a
+# backward cannot run backward (https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork), and a test
+# worker has run many. Such a lab's unsolved checks run in a fresh interpreter (`run_fresh`).
+FORKS = 'start_method="fork"'
+ASSERTION_FAILED = 3  # the fresh interpreter's exit code when the cells raised AssertionError
 
 KERNEL_TIMEOUT_S = 300  # per cell: a hung cell fails the test instead of blocking the suite
 
@@ -58,3 +70,26 @@ def run_here(cells: list[Cell], path: str) -> None:
         for cell in cells:
             if cell.kind != "markdown":
                 exec(compile("\n" * cell.line + cell.source, path, "exec"), namespace)
+
+
+def run_fresh(cells: list[Cell], path: str, cwd: Path) -> None:
+    """`run_here` in a fresh interpreter (see FORKS): an AssertionError there is raised here, with its message;
+    any other failure fails with the child's traceback."""
+    cells_json = json.dumps([[cell.kind, cell.source, cell.line] for cell in cells])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "hooks")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.lab_runs", path],
+        input=cells_json, capture_output=True, text=True, cwd=cwd, env=env, timeout=KERNEL_TIMEOUT_S,
+    )
+    if done.returncode == ASSERTION_FAILED:
+        raise AssertionError(done.stdout.strip())
+    if done.returncode != 0:
+        raise RuntimeError(f"{path}: the cells failed in a fresh interpreter:\n{done.stderr[-4000:]}")
+
+
+if __name__ == "__main__":  # run_fresh's child: the cells as JSON on stdin, the lab's path as the argument
+    try:
+        run_here([Cell(kind, source, line) for kind, source, line in json.load(sys.stdin)], sys.argv[1])
+    except AssertionError as error:
+        print(error)
+        sys.exit(ASSERTION_FAILED)

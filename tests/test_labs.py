@@ -17,7 +17,7 @@ from coding_labs import practice_folders
 from lab_format import SOLUTION_TITLE, exercises, notebook_json, parse_lab
 from labs import lab_sources, lab_text, notebook_sources
 
-from tests.lab_runs import run_here, run_in_kernel, solved_cells, unsolved_cells
+from tests.lab_runs import FORKS, run_fresh, run_here, run_in_kernel, solved_cells, unsolved_cells
 from tests.snippet_files import ROOT, repo_relative
 
 NOTEBOOKS = dict(notebook_sources(ROOT))  # source (a lab.py, or a coding page's folder) -> committed .ipynb
@@ -51,9 +51,13 @@ def test_lab_runs_solved_in_a_kernel(path: Path, tmp_path: Path) -> None:
 def test_each_exercise_fails_its_check_until_solved(path: Path, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     cells = cells_of(path)
+    forks = FORKS in lab_text(path, ROOT)
     for number, item in enumerate(exercises(cells)):
         try:
-            run_here(unsolved_cells(cells, number), repo_relative(path))
+            if forks:
+                run_fresh(unsolved_cells(cells, number), repo_relative(path), tmp_path)
+            else:
+                run_here(unsolved_cells(cells, number), repo_relative(path))
         except AssertionError:
             continue  # the check caught the unsolved exercise, as it must
         pytest.fail(
