@@ -76,7 +76,11 @@ def run_fresh(cells: list[Cell], path: str, cwd: Path) -> None:
     """`run_here` in a fresh interpreter (see FORKS): an AssertionError there is raised here, with its message;
     any other failure fails with the child's traceback."""
     cells_json = json.dumps([[cell.kind, cell.source, cell.line] for cell in cells])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "hooks")])}
+    # Untraced, like the kernel runs (labs are omitted from coverage): a child given coverage's
+    # COVERAGE_PROCESS_CONFIG would resolve the config's relative paths against the lab's temporary cwd,
+    # measuring the lab and the snippets' folders as files.
+    env = {name: value for name, value in os.environ.items() if name != "COVERAGE_PROCESS_CONFIG"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "hooks")])
     done = subprocess.run(
         [sys.executable, "-m", "tests.lab_runs", path],
         input=cells_json, capture_output=True, text=True, cwd=cwd, env=env, timeout=KERNEL_TIMEOUT_S,
