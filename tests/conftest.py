@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -53,16 +54,9 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
-    """The whole site, built once per test session from the working tree, for a free local port.
-
-    Under pytest-xdist the workers share one build: the first to ask builds it into the session's common
-    temporary folder while holding a lock; the others wait for it and read what it recorded. Tests only
-    read the built site (a test that breaks a site works on a copy)."""
-    if os.environ.get("PYTEST_XDIST_WORKER") is None:
-        return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
-    shared = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of this run
+def shared_site_build(shared: Path) -> Build:
+    """The run's one build of the whole site, in `shared`: whoever takes the lock first builds it there
+    for a free local port and records it; everyone after reads the record."""
     record = shared / "built-site.json"
     with open(shared / "built-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
@@ -74,13 +68,49 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
     return Build(**{**fields, "site": Path(fields["site"])})
 
 
+NEEDS_BUILD = "built_site"  # the fixture a test needs to read the built site (its own or through another)
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The whole site, built once per test session from the working tree, for a free local port.
+
+    Under pytest-xdist the workers share one build (`shared_site_build`) in the session's common
+    temporary folder, usually already started by `site_build_started_early`. Tests only read the built
+    site (a test that breaks a site works on a copy)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
+    return shared_site_build(tmp_path_factory.getbasetemp().parent)  # the same folder for every worker
+
+
+@pytest.fixture(scope="session", autouse=True)
+def site_build_started_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Under pytest-xdist, the first worker starts the shared build in the background as its first test
+    begins, when any test of the run needs it. The tests that need it run last (tests/plugin/
+    worker_groups.py), so both workers run other tests meanwhile instead of waiting for it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker != "gw0" or not any(NEEDS_BUILD in item.fixturenames for item in request.session.items):
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp().parent
+    builder = subprocess.Popen([sys.executable, "-m", "tests.conftest", str(shared)], cwd=ROOT, start_new_session=True)
+    yield
+    if builder.poll() is None:  # the run stopped before any test needed the build: stop it and its mkdocs
+        os.killpg(builder.pid, signal.SIGTERM)
+    builder.wait()
+
+
 @pytest.fixture
 def project_copy(tmp_path: Path) -> Path:
     """A throwaway copy of the site sources, for tests that break them on purpose."""
     for name in SITE_SOURCES:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "site"))
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "site", "node_modules"))
         else:
             shutil.copy2(source, tmp_path / name)
     return tmp_path
+
+
+if __name__ == "__main__":  # site_build_started_early's background build: the shared folder as the argument
+    shared_site_build(Path(sys.argv[1]))

@@ -16,15 +16,12 @@ def test_a_scaffolded_question_passes_the_tests_and_the_build(project_copy: Path
     page, snippet = new_question(project_copy, "tensors/anatomy", "scaffold_probe", 999, "Does the scaffold pass?")
     assert "## Q999 · Does the scaffold pass?" in page.read_text()
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_snippet_contract.py",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "tests/test_snippet_contract.py",
          "tests/test_snippets.py", "-k", "anatomy", "docs/tensors/anatomy.md"],
         cwd=project_copy, capture_output=True, text=True,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "scaffold_probe.py" in subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", "tests/test_snippets.py"],
-        cwd=project_copy, capture_output=True, text=True,
-    ).stdout  # fmt: skip
+    assert "PASSED tests/test_snippets.py::test_snippet[snippets/tensors/anatomy/scaffold_probe.py]" in done.stdout
     build = mkdocs_build(project_copy, project_copy / "site")
     assert build.returncode == 0, build.log
 
