@@ -103,10 +103,11 @@ def site_build_started_early(request: pytest.FixtureRequest, tmp_path_factory: p
 @pytest.fixture
 def project_copy(tmp_path: Path) -> Path:
     """A throwaway copy of the site sources, for tests that break them on purpose."""
+    leave_out = shutil.ignore_patterns("__pycache__", "site", "node_modules")
     for name in SITE_SOURCES:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__", "site", "node_modules"))
+            shutil.copytree(source, tmp_path / name, ignore=leave_out)
         else:
             shutil.copy2(source, tmp_path / name)
     return tmp_path

@@ -264,14 +264,14 @@ def axe_violations(page):
     return run
 
 
-# ---- every page, loaded once per colour scheme -------------------------------------------------------
+# ---- every page, loaded once, audited in both colour schemes -----------------------------------------
 SCHEMES = {"light": "default", "dark": "slate"}  # prefers-color-scheme -> Material's scheme
 POLICY_META = 'head > meta[http-equiv="Content-Security-Policy"]:first-child'
 
 
 @dataclass(frozen=True)
 class PageAudit:
-    """What one load of a page in one colour scheme showed: every check of test_site.py, test_csp.py and
+    """What one page showed in one colour scheme: every check of test_site.py, test_csp.py and
     test_accessibility.py reads its own part of it."""
 
     path: str
@@ -285,7 +285,7 @@ class PageAudit:
     axe: list[str]  # serious and critical violations, with every collapsible panel open
     same_look: int  # containers the dark pass left out: each looks like ones it measured (MARK_SAME_LOOKS)
     markup: str  # a digest of every element and its attributes, less the two that name the scheme
-    seconds: dict[str, float]  # "load" (goto until the network is idle) and "axe"
+    seconds: dict[str, float]  # light: "load" (goto until the network is idle); dark: "switch"; both: "axe"
 
 
 # Every element with its attributes, one line each, sorted, less the scheme's own two (<meta
@@ -298,52 +298,80 @@ MARKUP = """() => [...document.querySelectorAll("*")]
         .filter((a) => !(element.matches(".drill-card") && a.name === "hidden"))
         .map((a) => `${a.name}=${a.value}`).join(" "))
     .sort().join("\\n")"""
+OPEN_PANELS = "document.querySelectorAll('details').forEach((panel) => { panel.open = true; })"
+# Material follows the reader's system setting live (the palette's "(prefers-color-scheme)" entry): when
+# it changes, the page switches scheme in place. Done once the body names the scheme and no CSS
+# transition (a link's colour, an opened panel's shadow) is still running.
+SETTLED = """() => document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== "running")"""
 
 
-def _audit(context, path: str, media: str, url: str) -> PageAudit:
+def digest(page, script: str) -> str:
+    return hashlib.sha256(page.evaluate(script).encode()).hexdigest()
+
+
+def switch_scheme(page, media: str) -> None:
+    """The reader's system setting changes to `media`; wait until Material has followed it."""
+    page.emulate_media(color_scheme=media)
+    page.wait_for_function("(scheme) => document.body.dataset.mdColorScheme === scheme", arg=SCHEMES[media])
+    page.wait_for_function(SETTLED)
+
+
+def _audit(context, path: str, url: str) -> dict[str, PageAudit]:
+    """Load the page once in the light scheme and audit it; then switch the system setting to dark, as a
+    reader's OS does at dusk, and audit what colours decide. That the switched page is the page a reader
+    who loads it in dark gets is checked in test_accessibility.py."""
     page = watched_page(context)
     context.csp_violations.clear()
     context.foreign_requests.clear()
+
+    def seen() -> tuple[list[str], list[str], list[str]]:
+        return list(context.csp_violations), list(context.foreign_requests), list(page.console_errors)
+
     started = time.perf_counter()
     page.goto(url)
     page.wait_for_load_state("networkidle")
     loaded = time.perf_counter()
-    scheme = page.evaluate("document.body.dataset.mdColorScheme")
+    light_scheme = page.evaluate("document.body.dataset.mdColorScheme")
     policy = page.locator(POLICY_META).get_attribute("content") if page.locator(POLICY_META).count() else None
-    seen = (list(context.csp_violations), list(context.foreign_requests), list(page.console_errors))
-    page.evaluate("document.querySelectorAll('details').forEach((panel) => { panel.open = true; })")
-    markup = hashlib.sha256(page.evaluate(MARKUP).encode()).hexdigest()
-    if media == "light":  # the whole rule set once, on the light load …
-        rules, found, same_look = [f"tags: {' '.join(WCAG_22_AA)}"], run_axe(page, tags=WCAG_22_AA), 0
-    else:  # … and on the dark load only what colours decide, each look once
-        rules, same_look = colour_rules(page), mark_same_looks(page)
-        found = run_axe(page, rules=rules, exclude=f"[{SAME_LOOK}]")
+    light_seen = seen()
+    page.evaluate(OPEN_PANELS)
+    light_markup = digest(page, MARKUP)
+    light_rules = [f"tags: {' '.join(WCAG_22_AA)}"]
+    light_axe = run_axe(page, tags=WCAG_22_AA)  # the whole rule set once, in the light scheme …
     audited = time.perf_counter()
-    page.close()
-    return PageAudit(
-        path, media, scheme, policy, *seen, rules, found, same_look, markup,
+    light = PageAudit(
+        path, "light", light_scheme, policy, *light_seen, light_rules, light_axe, 0, light_markup,
         {"load": loaded - started, "axe": audited - loaded},
-    )
+    )  # fmt: skip
+    switch_scheme(page, "dark")  # … and in the dark scheme only what colours decide, each look once
+    switched = time.perf_counter()
+    dark_scheme, dark_markup = page.evaluate("document.body.dataset.mdColorScheme"), digest(page, MARKUP)
+    dark_rules, same_look = colour_rules(page), mark_same_looks(page)
+    dark_axe = run_axe(page, rules=dark_rules, exclude=f"[{SAME_LOOK}]")
+    dark = PageAudit(
+        path, "dark", dark_scheme, policy, *seen(), dark_rules, dark_axe, same_look, dark_markup,
+        {"switch": switched - audited, "axe": time.perf_counter() - switched},
+    )  # fmt: skip
+    page.close()
+    return {"light": light, "dark": dark}
 
 
 class PageAudits:
-    """Loads each page at most once per scheme in the session, on first request, and keeps what it saw."""
+    """Loads each page at most once in the session, on first request, and keeps what it saw in both schemes."""
 
     def __init__(self, browser, site_url: str) -> None:
-        self._contexts = {media: watched_context(browser, site_url, color_scheme=media) for media in SCHEMES}
-        self._done: dict[tuple[str, str], PageAudit] = {}
+        self._context = watched_context(browser, site_url, color_scheme="light")
+        self._done: dict[str, dict[str, PageAudit]] = {}
 
-    def get(self, path: str, media: str, url: str) -> tuple[PageAudit, bool]:
-        """The audit of `path` in `media`, and whether this call is the one that loaded it."""
-        key = (path, media)
-        fresh = key not in self._done
+    def get(self, path: str, url: str) -> tuple[dict[str, PageAudit], bool]:
+        """The audits of `path` by scheme, and whether this call is the one that loaded it."""
+        fresh = path not in self._done
         if fresh:
-            self._done[key] = _audit(self._contexts[media], path, media, url)
-        return self._done[key], fresh
+            self._done[path] = _audit(self._context, path, url)
+        return self._done[path], fresh
 
     def close(self) -> None:
-        for context in self._contexts.values():
-            context.close()
+        self._context.close()
 
 
 @pytest.fixture(scope="session")
@@ -355,18 +383,21 @@ def page_audits(browser, site_url: str) -> Iterator[PageAudits]:
 
 @pytest.fixture
 def page_audit(page_audits: PageAudits, request: pytest.FixtureRequest):
-    """`page_audit(path, media)`: the one load of that page in that scheme, shared by every check of it.
-    The test that triggers the load records its seconds (`browser: …` user properties, for `make bench`)."""
+    """`page_audit(path, media)`: what the one load of that page showed in that scheme, shared by every
+    check of it. The test that triggers the load records its seconds (`browser: …` user properties, for
+    `make bench`)."""
     from tests.browser.test_site import url_of
 
     def get(path: str, media: str) -> PageAudit:
-        audit, fresh = page_audits.get(path, media, url_of(path))
+        audits, fresh = page_audits.get(path, url_of(path))
         if fresh:
-            axe_kind = "axe WCAG 2.2 AA" if media == "light" else "axe colour rules"
-            request.node.user_properties.append(
-                (f"browser: page load + CSP/host/console ({media})", audit.seconds["load"])
-            )
-            request.node.user_properties.append((f"browser: {axe_kind} ({media})", audit.seconds["axe"]))
-        return audit
+            light, dark = audits["light"], audits["dark"]
+            request.node.user_properties += [
+                ("browser: page load + CSP/host/console (light)", light.seconds["load"]),
+                ("browser: axe WCAG 2.2 AA (light)", light.seconds["axe"]),
+                ("browser: switch to the dark scheme", dark.seconds["switch"]),
+                ("browser: axe colour rules (dark)", dark.seconds["axe"]),
+            ]
+        return audits[media]
 
     return get

@@ -3,19 +3,33 @@ the site, with every collapsible panel open, and on the search dialog with resul
 or critical violations, in the light and the dark scheme.
 
 The scheme comes from the reader's system setting (Material's automatic palette), as it would for a
-reader, not from a class set by the test. Each page is loaded once per scheme (the `page_audit` fixture):
-the light load runs every WCAG 2.2 AA rule; the dark load runs the rules whose result depends on colours
-(axe's "cat.color" rules), which is all that differs, because both loads render the same markup (checked
-below for every page) and the dark scheme's CSS changes only colours; it measures each look of the code
-blocks and the navigation once (conftest.py, `MARK_SAME_LOOKS`), which the tests at the end prove. The
-drills before and after use, and the progress marks, are audited in test_drills.py.
+reader, not from a class set by the test. Each page is loaded once (the `page_audit` fixture), in the
+light scheme, where every WCAG 2.2 AA rule runs; then the system setting turns dark, Material follows it
+in place, and the rules whose result depends on colours (axe's "cat.color" rules) run again, which is
+all that differs: both schemes render the same markup (checked below for every page) and the dark
+scheme's CSS changes only colours. That a page switched to dark paints what a page loaded in dark paints
+is checked on one page of each kind; the dark pass measures each look of the code blocks and the
+navigation once (conftest.py, `MARK_SAME_LOOKS`), which the tests at the end prove. The drills before
+and after use, and the progress marks, are audited in test_drills.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SAME_LOOK, SCHEMES, WCAG_22_AA, colour_rules, mark_same_looks, run_axe
+from tests.browser.conftest import (
+    MARKUP,
+    OPEN_PANELS,
+    SAME_LOOK,
+    SCHEMES,
+    SETTLED,
+    WCAG_22_AA,
+    colour_rules,
+    digest,
+    mark_same_looks,
+    run_axe,
+    switch_scheme,
+)
 from tests.browser.test_site import PAGES
 
 __all__ = ["SCHEMES"]  # imported from here by older tests
@@ -41,6 +55,47 @@ def test_every_page_meets_the_colour_rules_in_the_dark_scheme(page_audit, path: 
 def test_both_schemes_render_the_same_markup(page_audit, path: str) -> None:
     """What lets the dark pass skip the rules that do not depend on colours."""
     assert page_audit(path, "light").markup == page_audit(path, "dark").markup
+
+
+# Every element's colours as painted, one line each, sorted (a drill's items are shuffled on each load).
+COLOURS = """() => [...document.querySelectorAll("*")]
+    .map((element) => {
+        const s = getComputedStyle(element);
+        return [element.tagName, s.color, s.backgroundColor, s.backgroundImage, s.borderTopColor,
+            s.borderBottomColor, s.outlineColor, s.textDecorationColor, s.fill, s.stroke, s.opacity,
+            s.filter, s.boxShadow, s.textShadow, s.caretColor, s.accentColor].join(" ");
+    })
+    .sort().join("\\n")"""
+# One page of each kind: the home page, a question page with drills, a lab, a coding page, the review app.
+KINDS = ["index", "tensors/anatomy", "tensors/lab", "coding/attention", "review"]
+
+
+@pytest.mark.parametrize("path", KINDS)
+def test_a_page_switched_to_dark_paints_what_a_page_loaded_in_dark_paints(browser, site_url, path: str) -> None:
+    """What lets the dark pass audit the light load after the switch instead of loading every page again."""
+    from tests.browser.conftest import watched_context, watched_page
+    from tests.browser.test_site import url_of
+
+    seen = {}
+    for how in ("loaded", "switched"):
+        context = watched_context(browser, site_url, color_scheme="dark" if how == "loaded" else "light")
+        page = watched_page(context)
+        page.goto(url_of(path))
+        page.wait_for_load_state("networkidle")
+        page.evaluate(OPEN_PANELS)
+        if how == "switched":  # as the audit does: the panels are open when the scheme changes
+            switch_scheme(page, "dark")
+        page.wait_for_function(SETTLED)  # opened panels ease their shadows in
+        seen[how] = (
+            page.evaluate("document.body.dataset.mdColorScheme"),
+            digest(page, MARKUP),
+            digest(page, COLOURS),
+            run_axe(page, rules=colour_rules(page)),
+            (context.csp_violations, context.foreign_requests, page.console_errors),
+        )
+        context.close()
+    assert seen["loaded"] == seen["switched"]
+    assert seen["loaded"][0] == SCHEMES["dark"] and seen["loaded"][3:] == ([], ([], [], []))
 
 
 def test_the_dark_pass_runs_axes_colour_rules_and_only_those(page) -> None:
