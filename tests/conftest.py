@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.run_code import untraced_environment
 from tests.snippet_files import ROOT
 
 SITE_SOURCES = ("mkdocs.yml", "pyproject.toml", "docs", "snippets", "hooks", "tests")
@@ -43,7 +44,7 @@ def mkdocs_build(project: Path, site: Path, url: str = "http://127.0.0.1:8000/",
         cwd=project,
         capture_output=True,
         text=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url, "VERIFICATION_REPORTS": str(reports)},
+        env=untraced_environment(NO_MKDOCS_2_WARNING="1", SITE_URL=url, VERIFICATION_REPORTS=str(reports)),
     )
     return Build(done.returncode, done.stdout + done.stderr, time.perf_counter() - started, site, url)
 
@@ -93,7 +94,8 @@ def site_build_started_early(request: pytest.FixtureRequest, tmp_path_factory: p
         yield
         return
     shared = tmp_path_factory.getbasetemp().parent
-    builder = subprocess.Popen([sys.executable, "-m", "tests.conftest", str(shared)], cwd=ROOT, start_new_session=True)
+    command = [sys.executable, "-m", "tests.conftest", str(shared)]
+    builder = subprocess.Popen(command, cwd=ROOT, env=untraced_environment(), start_new_session=True)
     yield
     if builder.poll() is None:  # the run stopped before any test needed the build: stop it and its mkdocs
         os.killpg(builder.pid, signal.SIGTERM)

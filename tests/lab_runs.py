@@ -22,7 +22,7 @@ import nbclient
 import nbformat
 from lab_format import Cell, exercises
 
-from tests.run_code import current_apis_only
+from tests.run_code import current_apis_only, untraced_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 # A lab whose checks fork their ranks (as a notebook must: its functions cannot be pickled for spawn) needs
@@ -56,7 +56,7 @@ def run_in_kernel(cells: list[Cell], cwd: Path) -> nbformat.NotebookNode:
     client = nbclient.NotebookClient(
         notebook, kernel_name="python3", timeout=KERNEL_TIMEOUT_S, resources={"metadata": {"path": str(cwd)}}
     )
-    return client.execute()
+    return client.execute(env=untraced_environment())
 
 
 def run_here(cells: list[Cell], path: str) -> None:
@@ -76,14 +76,15 @@ def run_fresh(cells: list[Cell], path: str, cwd: Path) -> None:
     """`run_here` in a fresh interpreter (see FORKS): an AssertionError there is raised here, with its message;
     any other failure fails with the child's traceback."""
     cells_json = json.dumps([[cell.kind, cell.source, cell.line] for cell in cells])
-    # Untraced, like the kernel runs (labs are omitted from coverage): a child given coverage's
-    # COVERAGE_PROCESS_CONFIG would resolve the config's relative paths against the lab's temporary cwd,
-    # measuring the lab and the snippets' folders as files.
-    env = {name: value for name, value in os.environ.items() if name != "COVERAGE_PROCESS_CONFIG"}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "hooks")])
+    env = untraced_environment(PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "hooks")]))
     done = subprocess.run(
         [sys.executable, "-m", "tests.lab_runs", path],
-        input=cells_json, capture_output=True, text=True, cwd=cwd, env=env, timeout=KERNEL_TIMEOUT_S,
+        input=cells_json,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=KERNEL_TIMEOUT_S,
     )
     if done.returncode == ASSERTION_FAILED:
         raise AssertionError(done.stdout.strip())

@@ -15,6 +15,18 @@ from pathlib import Path
 DIST_TIMEOUT_S = 180  # a hung process group fails the test instead of blocking the suite
 
 
+def untraced_environment(**extra: str) -> dict[str, str]:
+    """This process's environment (plus `extra`) without coverage's subprocess hook, for a child whose
+    lines the coverage gate does not count: a site build, a lab's kernel, a pytest or tool run on a copy.
+
+    Under `--cov`, coverage (`patch = ["subprocess"]`) hands every child its configuration, so the child
+    traces itself. Only a multi-process snippet's ranks need that (`run_in_subprocess`); for the others
+    it measured nothing we gate on and made them 30-45 % slower, and a child running in a temporary
+    folder resolved the config's relative paths there and reported the snippets' folders as files."""
+    environment = {name: value for name, value in os.environ.items() if name != "COVERAGE_PROCESS_CONFIG"}
+    return {**environment, **extra}
+
+
 @contextlib.contextmanager
 def current_apis_only() -> Iterator[None]:
     """A DeprecationWarning or FutureWarning fails the code, unless it asserts the warning itself."""

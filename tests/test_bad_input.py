@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import mkdocs_build
 from tests.expected_output import check_output
-from tests.run_code import run_in_process
+from tests.run_code import run_in_process, untraced_environment
 
 # A page the build renders early (MkDocs renders docs/ in folder order): a broken include there stops the
 # build in seconds instead of after sixty other pages. Its snippets live in snippets/<page path>/.
@@ -92,6 +92,7 @@ def test_a_failing_page_fence_names_the_page_line_and_snippet_line(project_copy:
         cwd=project_copy,
         capture_output=True,
         text=True,
+        env=untraced_environment(),
     )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "ValueError: broken on purpose" in done.stdout

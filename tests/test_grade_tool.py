@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from snippet_markup import section_lines
 
+from tests.run_code import untraced_environment
 from tests.snippet_files import ROOT
 from tests.tools.grade import main
 
@@ -87,6 +88,10 @@ def test_make_grade_runs_the_tool_and_passes_its_exit_code_on(tmp_path):
     assert '$(BIN)/python tests/tools/grade.py "$(C)" "$(FILE)"' in (ROOT / "Makefile").read_text(encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "tests/tools/grade.py", "13", str(tmp_path / "none.py")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=untraced_environment(),
     )
     assert done.returncode == 2 and "none.py: no such file" in done.stdout and not done.stderr

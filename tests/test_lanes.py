@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.run_code import run_in_process, run_in_subprocess
+from tests.run_code import run_in_process, run_in_subprocess, untraced_environment
 from tests.snippet_files import (
     ROOT,
     Needs,
@@ -128,7 +128,7 @@ def test_the_lane_tool_writes_its_log_report_and_per_file_summary(tmp_path: Path
     done = subprocess.run(
         [sys.executable, "-m", "tests.tools.gpu_lane", "--lane=cpu", f"--out={tmp_path}", "-q",
          "-k", "tensors/anatomy/strides or distributed/data-parallelism/sync_batchnorm"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT, capture_output=True, text=True, env=untraced_environment(),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -152,6 +152,7 @@ def test_the_gpu_lane_refuses_to_start_without_a_gpu() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
+        env=untraced_environment(),
     )
     assert done.returncode == 1
     assert "GPU lane: no CUDA device is visible" in done.stdout + done.stderr
@@ -191,7 +192,7 @@ def test_the_gpu_selection_collects_without_the_docs_toolchain(tmp_path: Path) -
         (tmp_path / name / "__init__.py").write_text(f"raise ImportError('{name} is not in the gpu group')\n")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", *GPU_SELECTION],
-        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        cwd=ROOT, capture_output=True, text=True, env=untraced_environment(PYTHONPATH=str(tmp_path)),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
     assert len(all_snippets()) < int(done.stdout.split(" tests collected")[0].rsplit("\n", 1)[-1])

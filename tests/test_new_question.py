@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import mkdocs_build
+from tests.run_code import untraced_environment
 from tests.tools.new_question import new_question
 
 
@@ -18,7 +19,7 @@ def test_a_scaffolded_question_passes_the_tests_and_the_build(project_copy: Path
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "tests/test_snippet_contract.py",
          "tests/test_snippets.py", "-k", "anatomy", "docs/tensors/anatomy.md"],
-        cwd=project_copy, capture_output=True, text=True,
+        cwd=project_copy, capture_output=True, text=True, env=untraced_environment(),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "PASSED tests/test_snippets.py::test_snippet[snippets/tensors/anatomy/scaffold_probe.py]" in done.stdout

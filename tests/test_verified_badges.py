@@ -11,6 +11,7 @@ import pytest
 from verification_reports import build_report
 
 from tests.conftest import Build, mkdocs_build
+from tests.run_code import untraced_environment
 from tests.snippet_files import DOCS, ROOT, SNIPPETS, repo_relative
 
 PAGE = Path("tensors") / "anatomy" / "index.html"
@@ -37,7 +38,7 @@ def reported_build(tmp_path_factory: pytest.TempPathFactory) -> Build:
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_snippets.py",
          "tests/test_labs.py", "-k", "tensors/anatomy or snippets/tensors/lab.py",
          f"--verification-report={reports / 'cpu.json'}"],
-        cwd=ROOT, capture_output=True, text=True,
+        cwd=ROOT, capture_output=True, text=True, env=untraced_environment(),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     outcomes = {repo_relative(p): ("passed", p.read_text()) for p in sorted(ANATOMY.glob("*.py"))}
