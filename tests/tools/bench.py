@@ -31,7 +31,7 @@ from tests.snippet_files import ROOT, all_snippets, needs_gpu, repo_relative, st
 PY = sys.executable
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 KB, MB = 1024, 1024 * 1024
-SUITE_BUDGET_S = 20 * 60  # the whole `make test` on the 2-core project machine
+SUITE_BUDGET_S = 20 * 60  # the project's suite budget: the whole `make test` on the 2-core project machine
 
 
 def timed(command: list[str], cwd: Path = ROOT) -> float:
@@ -324,7 +324,7 @@ def main() -> None:
     if not args.skip_suite:
         with tempfile.TemporaryDirectory() as tmp:
             whole = suite_run(Path(tmp) / "suite.xml")
-        budget = f"{verdict(whole.wall <= SUITE_BUDGET_S)} ≤ {SUITE_BUDGET_S // 60} min"  # DEVELOPERS.md's suite budget
+        budget = f"{verdict(whole.wall <= SUITE_BUDGET_S)} ≤ {SUITE_BUDGET_S // 60} min"
         rows.append((f"whole CPU test suite as make test runs it ({os.cpu_count()} cores)", f"{whole.wall:.1f} s",
                      budget if whole.returncode == 0 else f"FAIL: pytest exited {whole.returncode}"))  # fmt: skip
 
