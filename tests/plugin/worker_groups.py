@@ -1,7 +1,7 @@
 """Which tests share a pytest-xdist worker (`make test` runs `-n auto --dist loadgroup`).
 
 - The browser tests (tests/browser/) of one page share a worker, so that worker loads the page once
-  per colour scheme for all of them (tests/browser/conftest.py, `page_audits`); the other browser tests
+  for all of them, both schemes (tests/browser/conftest.py, `page_audits`); the other browser tests
   share a worker with the tests of their own file (module-scoped pages such as the search box). Each
   worker that runs browser tests starts one browser and serves the one site build on its own port, so
   the pages spread over both cores instead of queueing behind one browser.
