@@ -7,7 +7,6 @@ import fcntl
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -69,37 +68,15 @@ def shared_site_build(shared: Path) -> Build:
     return Build(**{**fields, "site": Path(fields["site"])})
 
 
-NEEDS_BUILD = "built_site"  # the fixture a test needs to read the built site (its own or through another)
-
-
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
     """The whole site, built once per test session from the working tree, for a free local port.
 
     Under pytest-xdist the workers share one build (`shared_site_build`) in the session's common
-    temporary folder, usually already started by `site_build_started_early`. Tests only read the built
-    site (a test that breaks a site works on a copy)."""
+    temporary folder. Tests only read the built site (a test that breaks a site works on a copy)."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
     return shared_site_build(tmp_path_factory.getbasetemp().parent)  # the same folder for every worker
-
-
-@pytest.fixture(scope="session", autouse=True)
-def site_build_started_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    """Under pytest-xdist, the first worker starts the shared build in the background as its first test
-    begins, when any test of the run needs it. The tests that need it run last (tests/plugin/
-    worker_groups.py), so both workers run other tests meanwhile instead of waiting for it."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker != "gw0" or not any(NEEDS_BUILD in item.fixturenames for item in request.session.items):
-        yield
-        return
-    shared = tmp_path_factory.getbasetemp().parent
-    command = [sys.executable, "-m", "tests.conftest", str(shared)]
-    builder = subprocess.Popen(command, cwd=ROOT, env=untraced_environment(), start_new_session=True)
-    yield
-    if builder.poll() is None:  # the run stopped before any test needed the build: stop it and its mkdocs
-        os.killpg(builder.pid, signal.SIGTERM)
-    builder.wait()
 
 
 @pytest.fixture
@@ -113,7 +90,3 @@ def project_copy(tmp_path: Path) -> Path:
         else:
             shutil.copy2(source, tmp_path / name)
     return tmp_path
-
-
-if __name__ == "__main__":  # site_build_started_early's background build: the shared folder as the argument
-    shared_site_build(Path(sys.argv[1]))

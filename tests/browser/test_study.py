@@ -298,8 +298,9 @@ def test_quiz_me_hides_every_answer_remembered_across_instant_navigation(study) 
     assert run_axe(page, ".md-content", tags=WCAG_22_AA) == []
     page.evaluate("window.__stillHere = true")
     page.locator(".md-nav__link", has_text="Broadcasting").first.click()  # instant navigation
-    page.wait_for_url(re.compile(r"broadcasting-indexing/$"))
-    page.locator(".study-reveal").first.wait_for()
+    page.wait_for_url(re.compile(r"broadcasting-indexing/$"))  # the address can change before the content:
+    page.locator("h1", has_text="Broadcasting, indexing").wait_for()  # wait for the new page's article, and
+    page.locator(".study-reveal").first.wait_for()  # for Quiz me to have set it up (not the old page's button)
     assert page.evaluate("window.__stillHere") is True
     assert page.locator("p.study-answer:visible").count() == 0
     page.reload()

@@ -8,10 +8,6 @@
 - A page fence that a snippet's run proves (tests/plugin/pages.py, `reusable_snippet`) runs in the
   worker of that snippet's test, after it (collection order: tests/ before docs/), so the run is reused.
 - Everything else is spread over the workers one test at a time.
-- The tests that read the site build run after all the others (`pytest_collection_modifyitems`): the
-  first worker starts that build in the background as the run begins (tests/conftest.py,
-  `site_build_started_early`), and it is ready by the time they start, instead of both workers
-  waiting for it at the start of the run.
 
 pytest-xdist 3.8 reads `xdist_group` marks by renaming node ids, which pytest 9.2's structured ids no
 longer allows (pytest-dev/pytest-xdist#1386: the marks are silently ignored). So the groups are decided
@@ -69,18 +65,6 @@ def _proven_by(page: str, line: int) -> str | None:
         return None
     body = "\n".join(text[len(fences[0].indent) :] for _, text in fences[0].body)
     return reusable_snippet("\n".join(expand_includes(body)[0]), _included_files(ROOT / page, line))
-
-
-def needs_build_last(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The items, those that read the site build (the `built_site` fixture) moved after the rest, each
-    part in its order (a stable sort: snippet tests stay before the page fences they prove)."""
-    from tests.conftest import NEEDS_BUILD
-
-    return sorted(items, key=lambda item: NEEDS_BUILD in item.fixturenames)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    items[:] = needs_build_last(items)
 
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # optional: the GPU lane's environment has no xdist
