@@ -139,7 +139,9 @@ def grade(LoRALinear):
             b = copy.deepcopy(base).to(dev, dtype)
             xd = x.to(dev, dtype)
             plain = b(xd).detach()
-            lora = call(LoRALinear, b, 2, 8)
+            with torch.random.fork_rng(devices=[]):  # the same A on every run: a check that can't flake
+                torch.manual_seed(1)
+                lora = call(LoRALinear, b, 2, 8)
             close(call(lora, xd), plain, f"at init (B = 0) the output must equal the base layer's ({dtype})", 0, 0)
             trainable = sorted(n for n, p in lora.named_parameters() if p.requires_grad)
             if trainable != ["A", "B"]:
@@ -154,7 +156,7 @@ def grade(LoRALinear):
             call(lora.merge)
             merged = call(lora, xd).detach()
             gap = (merged - unmerged).abs().max().item()
-            if gap > 10 * tol:
+            if gap > 10 * tol * max(1.0, unmerged.abs().max().item()):  # outputs reach hundreds: relative
                 fail("merge", f"after merge() your output changed by up to {gap:.2g}: the adapter adds "
                      "(alpha/r) * B @ A, so merge must add the same")
             close(merged, unmerged, f"merged against unmerged output ({dtype})", tol, tol)
