@@ -48,12 +48,14 @@ serve: $(INSTALLED)
 	$(BIN)/mkdocs serve --strict --dev-addr 127.0.0.1:8000
 
 # One pytest-xdist worker per core (-n auto); each worker's torch on one thread, so they don't fight over
-# the cores. The browser tests of one page share a worker (one load per scheme), each worker its own
-# browser; a snippet and a fence it proves share one too.
+# the cores, and Inductor compiling in the worker itself (its pool of compile processes would start two
+# more interpreters per worker, each importing torch, for graphs this small). The browser tests of one
+# page share a worker (one load for both schemes), each worker its own browser; a snippet and a fence it
+# proves share one too. The controller serves the site build (tests/plugin/site_server.py).
 test: $(INSTALLED) $(AXE)
 	@$(BIN)/python tests/browser/chromium.py >/dev/null
 	$(BIN)/ruff check hooks tests snippets
-	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup \
+	OMP_NUM_THREADS=1 TORCHINDUCTOR_COMPILE_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadgroup \
 		--cov --cov-report=term-missing:skip-covered --verification-report=.cache/verification/cpu.json
 
 # The GPU lane's own environment: only the `gpu` dependency group (torch, pytest, the page expander), so

@@ -7,7 +7,7 @@ import fcntl
 import json
 import os
 import shutil
-import socket
+import signal
 import subprocess
 import sys
 import time
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugin.site_server import SERVED_AT, SHARED_BUILD, free_port
 from tests.run_code import untraced_environment
 from tests.snippet_files import ROOT
 
@@ -48,24 +49,23 @@ def mkdocs_build(project: Path, site: Path, url: str = "http://127.0.0.1:8000/",
     return Build(done.returncode, done.stdout + done.stderr, time.perf_counter() - started, site, url)
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def shared_site_build(shared: Path) -> Build:
     """The run's one build of the whole site, in `shared`: whoever takes the lock first builds it there
-    for a free local port and records it; everyone after reads the record."""
+    for the address the controller serves it at (tests/plugin/site_server.py) and records it; everyone
+    after reads the record."""
     record = shared / "built-site.json"
     with open(shared / "built-site.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not record.is_file():
-            build = mkdocs_build(ROOT, shared / "site", f"http://127.0.0.1:{free_port()}/")
+            url = os.environ.get(SERVED_AT) or f"http://127.0.0.1:{free_port()}/"
+            build = mkdocs_build(ROOT, shared / SHARED_BUILD, url)
             fields = {**dataclasses.asdict(build), "site": str(build.site)}
             record.write_text(json.dumps(fields), encoding="utf-8")
         fields = json.loads(record.read_text(encoding="utf-8"))
     return Build(**{**fields, "site": Path(fields["site"])})
+
+
+NEEDS_BUILD = "built_site"  # the fixture a test needs to read the built site (its own or through another)
 
 
 @pytest.fixture(scope="session")
@@ -73,10 +73,29 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Build:
     """The whole site, built once per test session from the working tree, for a free local port.
 
     Under pytest-xdist the workers share one build (`shared_site_build`) in the session's common
-    temporary folder. Tests only read the built site (a test that breaks a site works on a copy)."""
+    temporary folder, usually started early by `site_build_started_early`. Tests only read the built
+    site (a test that breaks a site works on a copy)."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         return mkdocs_build(ROOT, tmp_path_factory.mktemp("site"), f"http://127.0.0.1:{free_port()}/")
     return shared_site_build(tmp_path_factory.getbasetemp().parent)  # the same folder for every worker
+
+
+@pytest.fixture(scope="session", autouse=True)
+def site_build_started_early(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Under pytest-xdist, the first worker starts the shared build in the background as its first test
+    begins, when any test of the run needs it. The tests that need it run last (tests/plugin/
+    worker_groups.py), so both workers run other tests meanwhile instead of waiting for it."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker != "gw0" or not any(NEEDS_BUILD in item.fixturenames for item in request.session.items):
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp().parent
+    command = [sys.executable, "-m", "tests.conftest", str(shared)]
+    builder = subprocess.Popen(command, cwd=ROOT, env=untraced_environment(), start_new_session=True)
+    yield
+    if builder.poll() is None:  # the run stopped before any test needed the build: stop it and its mkdocs
+        os.killpg(builder.pid, signal.SIGTERM)
+    builder.wait()
 
 
 @pytest.fixture
@@ -90,3 +109,7 @@ def project_copy(tmp_path: Path) -> Path:
         else:
             shutil.copy2(source, tmp_path / name)
     return tmp_path
+
+
+if __name__ == "__main__":  # site_build_started_early's background build: the shared folder as the argument
+    shared_site_build(Path(sys.argv[1]))

@@ -52,9 +52,12 @@ def exec_in_process(code, namespace: dict) -> str:
     return printed.getvalue()
 
 
-def run_in_subprocess(path: Path) -> str:
-    """Run a snippet that starts its own processes; fail on a non-zero exit or a hang."""
-    env = {**os.environ, "PYTHONWARNINGS": "error::DeprecationWarning,error::FutureWarning"}
+def run_in_subprocess(path: Path, traced: bool = True) -> str:
+    """Run a snippet that starts its own processes; fail on a non-zero exit or a hang. Its processes
+    trace themselves under `--cov` (their snippet lines count), unless `traced` is False: a page
+    fence's script is no snippet file."""
+    base = os.environ if traced else untraced_environment()
+    env = {**base, "PYTHONWARNINGS": "error::DeprecationWarning,error::FutureWarning"}
     try:
         done = subprocess.run(
             [sys.executable, str(path)], capture_output=True, text=True, timeout=DIST_TIMEOUT_S, env=env

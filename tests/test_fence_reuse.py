@@ -135,3 +135,13 @@ def test_workers_group_the_browser_tests_and_each_snippet_with_the_fences_it_pro
         assert group_of(fence) == (f"snippet {proven}" if proven else fence)
     assert group_of("tests/test_lanes.py::test_x") == "tests/test_lanes.py::test_x"
     assert group_of("tests/test_lanes.py::test_x[a]@mine") == "mine"  # a fixed xdist's own suffix wins
+
+
+def test_the_tests_that_read_the_build_run_last_each_part_in_its_order() -> None:
+    from types import SimpleNamespace
+
+    from tests.plugin.worker_groups import needs_build_last
+
+    named = {"page": ["page", "browser", "built_site"], "snippet": ["tmp_path"], "site": ["built_site"], "fence": []}
+    items = [SimpleNamespace(name=name, fixturenames=fixtures) for name, fixtures in named.items()]
+    assert [item.name for item in needs_build_last(items)] == ["snippet", "fence", "page", "site"]

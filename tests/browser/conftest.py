@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import http.server
-import threading
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ import pytest
 
 from tests.browser.chromium import INSTRUCTION, find_chromium
 from tests.conftest import Build
+from tests.plugin.site_server import SERVED_AT, serve
 
 # axe-core comes from npm (tests/browser/package.json); its README and locales are not tests.
 collect_ignore = ["node_modules"]
@@ -41,40 +41,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def site_url(built_site: Build) -> Iterator[str]:
-    """The built site, served on the port it was built for. Under pytest-xdist each worker that runs
-    browser tests serves the one shared build itself, on that same port (SO_REUSEPORT: the kernel hands
-    each connection to one of them, and they serve the same files). The port must be the build's:
-    Material's instant navigation only intercepts links to the origin its sitemap names."""
+    """The built site, served on the port it was built for: by the pytest-xdist controller for the whole
+    run when there is one (tests/plugin/site_server.py), by this session otherwise."""
     assert built_site.returncode == 0, built_site.log
-    port = urlparse(built_site.url).port
-    handler = functools.partial(QuietHandler, directory=str(built_site.site))
-    server = SharedPortServer(("127.0.0.1", port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    if os.environ.get(SERVED_AT) == built_site.url:
+        yield built_site.url
+        return
+    server = serve(built_site.site, urlparse(built_site.url).port)
     yield built_site.url
     server.shutdown()
-
-
-class SharedPortServer(http.server.ThreadingHTTPServer):
-    allow_reuse_port = True  # several workers' servers on one port
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the built site as GitHub Pages does: a missing path gets the site's own 404.html."""
-
-    def log_message(self, *args) -> None:
-        pass
-
-    def send_error(self, code, message=None, explain=None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.is_file():
-            return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+    server.server_close()
 
 
 @pytest.fixture(scope="session")
@@ -316,13 +292,16 @@ def switch_scheme(page, media: str) -> None:
     page.wait_for_function(SETTLED)
 
 
-def _audit(context, path: str, url: str) -> dict[str, PageAudit]:
+def _audit(page, path: str, url: str) -> dict[str, PageAudit]:
     """Load the page once in the light scheme and audit it; then switch the system setting to dark, as a
     reader's OS does at dusk, and audit what colours decide. That the switched page is the page a reader
-    who loads it in dark gets is checked in test_accessibility.py."""
-    page = watched_page(context)
+    who loads it in dark gets is checked in test_accessibility.py, as is loading it in a tab that
+    showed another page before."""
+    context = page.context
+    page.emulate_media(color_scheme="light")  # the tab's previous page was left in the dark scheme
     context.csp_violations.clear()
     context.foreign_requests.clear()
+    page.console_errors.clear()
 
     def seen() -> tuple[list[str], list[str], list[str]]:
         return list(context.csp_violations), list(context.foreign_requests), list(page.console_errors)
@@ -352,22 +331,27 @@ def _audit(context, path: str, url: str) -> dict[str, PageAudit]:
         path, "dark", dark_scheme, policy, *seen(), dark_rules, dark_axe, same_look, dark_markup,
         {"switch": switched - audited, "axe": time.perf_counter() - switched},
     )  # fmt: skip
-    page.close()
     return {"light": light, "dark": dark}
 
 
 class PageAudits:
-    """Loads each page at most once in the session, on first request, and keeps what it saw in both schemes."""
+    """Loads each page at most once in the session, on first request, and keeps what it saw in both schemes.
+
+    The pages are loaded one after another in one tab, as a reader follows links: each is a new
+    document (its own load, policy, requests and console), and the tab's renderer process, with the
+    compiled code it keeps, is reused instead of started for every page (about a third of the audits'
+    time went into new tabs)."""
 
     def __init__(self, browser, site_url: str) -> None:
         self._context = watched_context(browser, site_url, color_scheme="light")
+        self._page = watched_page(self._context)
         self._done: dict[str, dict[str, PageAudit]] = {}
 
     def get(self, path: str, url: str) -> tuple[dict[str, PageAudit], bool]:
         """The audits of `path` by scheme, and whether this call is the one that loaded it."""
         fresh = path not in self._done
         if fresh:
-            self._done[path] = _audit(self._context, path, url)
+            self._done[path] = _audit(self._page, path, url)
         return self._done[path], fresh
 
     def close(self) -> None:

@@ -7,8 +7,9 @@ reader, not from a class set by the test. Each page is loaded once (the `page_au
 light scheme, where every WCAG 2.2 AA rule runs; then the system setting turns dark, Material follows it
 in place, and the rules whose result depends on colours (axe's "cat.color" rules) run again, which is
 all that differs: both schemes render the same markup (checked below for every page) and the dark
-scheme's CSS changes only colours. That a page switched to dark paints what a page loaded in dark paints
-is checked on one page of each kind; the dark pass measures each look of the code blocks and the
+scheme's CSS changes only colours. The audits load every page in one tab. That a page loaded that way
+paints what a new tab loading it paints, in light and, once switched, in dark, is checked on one page
+of each kind; the dark pass measures each look of the code blocks and the
 navigation once (conftest.py, `MARK_SAME_LOOKS`), which the tests at the end prove. The drills before
 and after use, and the progress marks, are audited in test_drills.py.
 """
@@ -68,34 +69,57 @@ COLOURS = """() => [...document.querySelectorAll("*")]
     .sort().join("\\n")"""
 # One page of each kind: the home page, a question page with drills, a lab, a coding page, the review app.
 KINDS = ["index", "tensors/anatomy", "tensors/lab", "coding/attention", "review"]
+BEFORE = dict(zip(KINDS, [*KINDS[1:], KINDS[0]], strict=True))  # the page the audits' tab showed before
+
+
+def what_is_painted(page) -> tuple:
+    """The scheme, markup, painted colours, colour-rule findings and errors of the page as it is now."""
+    page.wait_for_function(SETTLED)  # opened panels ease their shadows in
+    return (
+        page.evaluate("document.body.dataset.mdColorScheme"),
+        digest(page, MARKUP),
+        digest(page, COLOURS),
+        run_axe(page, rules=colour_rules(page)),
+        (list(page.csp_violations), list(page.foreign_requests), list(page.console_errors)),
+    )
 
 
 @pytest.mark.parametrize("path", KINDS)
-def test_a_page_switched_to_dark_paints_what_a_page_loaded_in_dark_paints(browser, site_url, path: str) -> None:
-    """What lets the dark pass audit the light load after the switch instead of loading every page again."""
+def test_a_page_audited_as_the_audits_do_paints_what_a_fresh_load_paints(browser, site_url, path: str) -> None:
+    """What lets the audits load every page in one tab and audit the dark scheme on the light load after
+    the switch: the page, loaded in a tab that showed another page (left in dark, then set back to
+    light), paints in light what a new tab loading it in light paints, and after the switch to dark
+    what a new tab loading it in dark paints."""
     from tests.browser.conftest import watched_context, watched_page
     from tests.browser.test_site import url_of
 
-    seen = {}
-    for how in ("loaded", "switched"):
-        context = watched_context(browser, site_url, color_scheme="dark" if how == "loaded" else "light")
+    fresh = {}
+    for media in SCHEMES:
+        context = watched_context(browser, site_url, color_scheme=media)
         page = watched_page(context)
         page.goto(url_of(path))
         page.wait_for_load_state("networkidle")
         page.evaluate(OPEN_PANELS)
-        if how == "switched":  # as the audit does: the panels are open when the scheme changes
-            switch_scheme(page, "dark")
-        page.wait_for_function(SETTLED)  # opened panels ease their shadows in
-        seen[how] = (
-            page.evaluate("document.body.dataset.mdColorScheme"),
-            digest(page, MARKUP),
-            digest(page, COLOURS),
-            run_axe(page, rules=colour_rules(page)),
-            (context.csp_violations, context.foreign_requests, page.console_errors),
-        )
+        fresh[media] = what_is_painted(page)
         context.close()
-    assert seen["loaded"] == seen["switched"]
-    assert seen["loaded"][0] == SCHEMES["dark"] and seen["loaded"][3:] == ([], ([], [], []))
+    context = watched_context(browser, site_url, color_scheme="light")
+    page = watched_page(context)
+    page.goto(url_of(BEFORE[path]))
+    page.wait_for_load_state("networkidle")
+    switch_scheme(page, "dark")
+    page.emulate_media(color_scheme="light")  # what `_audit` does before each page
+    for seen in (page.csp_violations, page.foreign_requests, page.console_errors):
+        seen.clear()
+    page.goto(url_of(path))
+    page.wait_for_load_state("networkidle")
+    page.evaluate(OPEN_PANELS)
+    audited = {"light": what_is_painted(page)}
+    switch_scheme(page, "dark")  # as the audit does: the panels are open when the scheme changes
+    audited["dark"] = what_is_painted(page)
+    context.close()
+    assert audited == fresh
+    assert [fresh[media][0] for media in SCHEMES] == list(SCHEMES.values())
+    assert all(fresh[media][3:] == ([], ([], [], [])) for media in SCHEMES)
 
 
 def test_the_dark_pass_runs_axes_colour_rules_and_only_those(page) -> None:

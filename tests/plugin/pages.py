@@ -128,7 +128,7 @@ def _run_as_script(source: str) -> str:
     with tempfile.TemporaryDirectory() as folder:
         script = Path(folder) / "fence.py"
         script.write_text(source, encoding="utf-8")
-        return run_in_subprocess(script)
+        return run_in_subprocess(script, traced=False)  # a fence's lines are not gated: no tracing
 
 
 def _included_files(page: Path, opening_line: int) -> list[str]:

@@ -8,6 +8,12 @@
 - A page fence that a snippet's run proves (tests/plugin/pages.py, `reusable_snippet`) runs in the
   worker of that snippet's test, after it (collection order: tests/ before docs/), so the run is reused.
 - Everything else is spread over the workers one test at a time.
+- The groups are handed out in collection order (pytest-xdist's default, the largest groups first, is
+  turned off), and the tests that read the site build come after all the others
+  (`pytest_collection_modifyitems`): the first worker starts that build in the background as the run
+  begins (tests/conftest.py, `site_build_started_early`), so both workers run other tests while it
+  builds instead of waiting for it, and the run ends on the small browser groups, which keeps both
+  workers busy to the end.
 
 pytest-xdist 3.8 reads `xdist_group` marks by renaming node ids, which pytest 9.2's structured ids no
 longer allows (pytest-dev/pytest-xdist#1386: the marks are silently ignored). So the groups are decided
@@ -67,11 +73,25 @@ def _proven_by(page: str, line: int) -> str | None:
     return reusable_snippet("\n".join(expand_includes(body)[0]), _included_files(ROOT / page, line))
 
 
+def needs_build_last(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The items, those that read the site build (the `built_site` fixture) moved after the rest, each
+    part in its order (a stable sort: snippet tests stay before the page fences they prove)."""
+    from tests.conftest import NEEDS_BUILD
+
+    return sorted(items, key=lambda item: NEEDS_BUILD in item.fixturenames)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = needs_build_last(items)
+
+
 @pytest.hookimpl(optionalhook=True, tryfirst=True)  # optional: the GPU lane's environment has no xdist
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # collection order: the build's readers last (see above)
 
     class GroupScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

@@ -149,8 +149,10 @@ def lab_times() -> dict[str, float]:
 
 
 # ---- the whole suite, by test file and browser check ---------------------------------------------
-# As `make test` runs it (Makefile): one xdist worker per core, torch on one thread each, coverage on.
+# As `make test` runs it (Makefile): one xdist worker per core, torch on one thread each, Inductor
+# compiling in the worker, coverage on.
 SUITE = ["-n", "auto", "--dist", "loadgroup", "--cov", "--cov-report=", "-q", "-p", "no:cacheprovider"]
+SUITE_ENV = {"OMP_NUM_THREADS": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1"}
 
 
 @dataclasses.dataclass
@@ -166,7 +168,7 @@ def suite_run(junit: Path) -> SuiteRun:
     """Run the suite once with a JUnit XML report and sum its per-test times by file and browser check."""
     command = [PY, "-m", "pytest", *SUITE, f"--junitxml={junit}", "-o", "junit_family=xunit1"]
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, env={**ENV, "OMP_NUM_THREADS": "1"}, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=ROOT, env={**ENV, **SUITE_ENV}, capture_output=True, text=True)
     wall = time.perf_counter() - started
     if not junit.is_file():
         sys.exit(f"the suite did not run ({done.returncode}):\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
