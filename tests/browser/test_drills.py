@@ -340,6 +340,8 @@ def test_the_shuffle_varies_between_visits(page):
     for _ in range(12):  # the same first card 12 times in a row: p = 3 * (1/3)**12, about 6e-6
         page.goto(CONVENTIONS, wait_until="domcontentloaded")
         firsts.add(shown_card(page.locator(".drill--cards.is-ready")))
+        if len(firsts) > 1:  # varied: the remaining visits could only add to the set
+            break
     assert len(firsts) > 1
 
 
