@@ -10,7 +10,8 @@
   `*_cuda.py` snippet runs only on the GPU lane.
 - A failure names the page and line of the fence, and the snippet file and line of the failing code.
 - No expensive work twice: a fence whose program is, statement for statement, what a snippet file runs
-  before its hidden checks (the file is a docstring, that program, `_check` and its `__main__` call), with
+  before its hidden checks (the file is a docstring, that program, any private helpers of `_check`,
+  `_check` and its `__main__` call), with
   the same `# >` lines and nothing that tells the two runs apart (`__file__`, frames, sibling modules…),
   is proven by that snippet's passing run in this session (tests/test_snippets.py) instead of running a
   second time; the report names the run it reused. Any other fence, or a fence whose snippet did not pass
@@ -194,6 +195,18 @@ def _is_check_tail(statements: list[ast.stmt]) -> bool:
     return not any(isinstance(node, ast.Name) and node.id == "print" for node in ast.walk(check))
 
 
+def _is_check_helper(statement: ast.stmt) -> bool:
+    """A hidden function `_check` calls (a rank's extra run must be a module-level function to be sent
+    to its process): private, undecorated, no defaults, printing nothing. Defining it runs no code
+    that could change what the program before it did or printed."""
+    if not isinstance(statement, ast.FunctionDef) or not statement.name.startswith("_"):
+        return False
+    arguments = statement.args
+    if statement.decorator_list or arguments.defaults or any(arguments.kw_defaults):
+        return False
+    return not any(isinstance(node, ast.Name) and node.id == "print" for node in ast.walk(statement))
+
+
 @functools.cache
 def shown_program(snippet: str) -> str | None:
     """The AST of what a snippet file's text runs before its checks, when the file is only a docstring,
@@ -206,7 +219,10 @@ def shown_program(snippet: str) -> str | None:
         body = body[1:]
     if len(body) < 3 or not _is_check_tail(body[-2:]):
         return None
-    return ast.dump(ast.Module(body[:-2], []))
+    program = body[:-2]
+    while program and _is_check_helper(program[-1]):  # defined after the program ran: they change nothing
+        program.pop()
+    return ast.dump(ast.Module(program, [])) if program else None
 
 
 def _read(path: str) -> str:

@@ -66,4 +66,12 @@ if __name__ == "__main__":
 # > root: trains, tied True, DTensor
 # > one group: trains, tied True, DTensor
 # --8<-- [end:demo]
+
+
+# ---- checks: run by the tests, never shown on the page ----
+def _check() -> None:
     assert reports[0] == reports[1]  # both ranks saw the same
+
+
+if __name__ == "__main__":
+    _check()
