@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+LATE_COVERAGE = Path(__file__).parent / "late_coverage"  # its sitecustomize.py says why
 DIST_TIMEOUT_S = 180  # a hung process group fails the test instead of blocking the suite
 
 
@@ -55,8 +56,11 @@ def exec_in_process(code, namespace: dict) -> str:
 def run_in_subprocess(path: Path, traced: bool = True) -> str:
     """Run a snippet that starts its own processes; fail on a non-zero exit or a hang. Its processes
     trace themselves under `--cov` (their snippet lines count), unless `traced` is False: a page
-    fence's script is no snippet file."""
-    base = os.environ if traced else untraced_environment()
+    fence's script is no snippet file. Tracing starts after their `import torch` (tests/late_coverage)."""
+    base = untraced_environment()
+    if traced and (config := os.environ.get("COVERAGE_PROCESS_CONFIG")) is not None:
+        path_first = os.pathsep.join(filter(None, [str(LATE_COVERAGE), os.environ.get("PYTHONPATH")]))
+        base |= {"SNIPPET_COVERAGE_CONFIG": config, "PYTHONPATH": path_first}  # tracing starts after torch
     env = {**base, "PYTHONWARNINGS": "error::DeprecationWarning,error::FutureWarning"}
     try:
         done = subprocess.run(

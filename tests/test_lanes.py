@@ -169,6 +169,23 @@ def test_a_multi_process_snippet_runs_in_its_own_process_and_hangs_fail(tmp_path
         run_in_subprocess(hang)
 
 
+def test_a_traced_process_starting_snippet_imports_torch_before_coverage_starts(tmp_path: Path, monkeypatch) -> None:
+    """Under `--cov` (coverage's variable set), the snippet's process is traced from its first line, but
+    torch was imported untraced before (tests/late_coverage); its children are not handed the variable."""
+    import coverage
+
+    config = coverage.Coverage(data_file=str(tmp_path / "data"), config_file=False).config.serialize()
+    monkeypatch.setenv("COVERAGE_PROCESS_CONFIG", config)
+    probe = tmp_path / "probe_dist.py"
+    probe.write_text(
+        "import os, sys\nimport coverage\n"
+        "print('torch' in sys.modules, coverage.Coverage.current() is not None,"
+        " 'COVERAGE_PROCESS_CONFIG' in os.environ)\n"
+    )
+    assert run_in_subprocess(probe).split() == ["True", "True", "False"]
+    assert run_in_subprocess(probe, traced=False).split() == ["False", "False", "False"]
+
+
 def test_a_deprecated_api_fails_a_snippet_unless_the_snippet_asserts_the_warning(tmp_path: Path) -> None:
     uses_it = tmp_path / "uses_deprecated.py"
     uses_it.write_text('import warnings\nwarnings.warn("old API", FutureWarning)\n')
