@@ -115,14 +115,80 @@ def watched_page(context):
     return page
 
 
+PERMISSIONS = ["clipboard-read", "clipboard-write"]  # the copy buttons
+
+
 @pytest.fixture
-def page(browser, site_url: str):
-    """A fresh page (its own context) that records every request to another host and every console
-    error (and blocks them), and every Content-Security-Policy violation (`page.csp_violations`), with
-    the site's policy enforced."""
-    context = watched_context(browser, site_url, permissions=["clipboard-read", "clipboard-write"])
+def fresh_page(browser, site_url: str):
+    """A page in a context of its own, for a test that changes the context itself (an init script, a
+    route): otherwise like `page`."""
+    context = watched_context(browser, site_url, permissions=PERMISSIONS)
     yield watched_page(context)
     context.close()
+
+
+# What a test may not do to the shared tab's context: it would outlive the test (ask for `fresh_page`).
+CONTEXT_CHANGES = ["add_init_script", "route", "expose_binding", "expose_function", "set_extra_http_headers",
+                   "grant_permissions", "clear_permissions", "set_geolocation", "set_offline"]  # fmt: skip
+PAGE_CHANGES = ["add_init_script", "route", "expose_binding", "expose_function", "set_extra_http_headers"]
+# A new tab's media emulation, as Playwright's contexts start (print media, dark scheme… reset).
+DEFAULT_MEDIA = {"media": "null", "color_scheme": "light", "reduced_motion": "no-preference",
+                 "forced_colors": "none", "contrast": "no-preference"}  # fmt: skip
+VIEWPORT = {"width": 1280, "height": 720}  # Playwright's default
+SAME_ORIGIN_DOCUMENT = "sitemap.xml"  # small, always built: a document of the site's origin, to clear its storage
+CLEAR_STORAGE = "() => { localStorage.clear(); sessionStorage.clear(); return navigator.clipboard.writeText(''); }"
+
+
+def _refuse(name: str):
+    def refuse(*args, **kwargs):
+        raise RuntimeError(f"{name}() on the shared tab would outlive this test: use the `fresh_page` fixture")
+
+    return refuse
+
+
+@pytest.fixture(scope="session")
+def shared_tab(browser, site_url: str) -> Iterator:
+    """One tab for every test that asks for `page`: a new context per test cost about a second each
+    (a new renderer, a cold cache), over a hundred tests."""
+    context = watched_context(browser, site_url, permissions=PERMISSIONS)
+    tab = watched_page(context)
+    for name in CONTEXT_CHANGES:
+        setattr(context, name, _refuse(f"context.{name}"))
+    for name in PAGE_CHANGES:
+        setattr(tab, name, _refuse(f"page.{name}"))
+    yield tab
+    context.close()
+
+
+def reset_tab(tab, site_url: str) -> None:
+    """Leave the shared tab as a new one starts: no other tab open, the site's storage and cookies and
+    the clipboard empty, default media and viewport, no key or button held, on about:blank, and nothing
+    recorded. What it keeps is the browser's HTTP cache, as a returning reader's browser does."""
+    for other in tab.context.pages:
+        if other is not tab:
+            other.close()
+    tab.goto(site_url + SAME_ORIGIN_DOCUMENT)
+    tab.evaluate(CLEAR_STORAGE)
+    tab.context.clear_cookies()
+    tab.emulate_media(**DEFAULT_MEDIA)
+    tab.set_viewport_size(VIEWPORT)
+    for key in ("Shift", "Control", "Alt", "Meta"):
+        tab.keyboard.up(key)
+    tab.mouse.up()
+    tab.mouse.move(0, 0)
+    tab.goto("about:blank")
+    for recorded in (tab.foreign_requests, tab.csp_violations, tab.console_errors):
+        recorded.clear()
+
+
+@pytest.fixture
+def page(shared_tab, site_url: str):
+    """A page that records every request to another host and every console error (and blocks them),
+    and every Content-Security-Policy violation (`page.csp_violations`), with the site's policy
+    enforced: the session's one tab, reset to a new tab's state before each test (`reset_tab`;
+    test_browser_fixtures.py proves it)."""
+    reset_tab(shared_tab, site_url)
+    yield shared_tab
 
 
 # ---- axe-core ------------------------------------------------------------------------------------

@@ -20,8 +20,9 @@ CLOCK = f"window.__vpipNow = () => Number(sessionStorage.getItem('now') || {T0})
 
 
 @pytest.fixture
-def study(page):
-    page.context.add_init_script(CLOCK)
+def study(fresh_page):
+    page = fresh_page
+    page.context.add_init_script(CLOCK)  # a context of its own: the clock must not reach other tests
     yield page
     assert page.console_errors == []
     assert page.csp_violations == []
