@@ -54,7 +54,11 @@ def run_in_kernel(cells: list[Cell], cwd: Path) -> nbformat.NotebookNode:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(cell.source) for cell in cells if cell.kind != "markdown"]
     client = nbclient.NotebookClient(
-        notebook, kernel_name="python3", timeout=KERNEL_TIMEOUT_S, resources={"metadata": {"path": str(cwd)}}
+        notebook,
+        kernel_name="python3",
+        timeout=KERNEL_TIMEOUT_S,
+        resources={"metadata": {"path": str(cwd)}},
+        shutdown_kernel="immediate",  # the cells have run; a graceful exit after torch took ~2 s a lab
     )
     return client.execute(env=untraced_environment())
 
