@@ -160,6 +160,13 @@ def test_workers_group_the_browser_tests_and_each_snippet_with_the_fences_it_pro
     for page, line, proven in _cpu_lane_dist_fences():
         fence = f"{page}::[CodeFence#1][line:{line}]"
         assert group_of(fence) == (f"snippet {proven}" if proven else fence)
+    run_mode = "tests/test_run_modes.py::test_a_block_runs_the_way_its_caption_says"
+    inductor = "snippets/internals/compiler-internals/inductor_output.py"  # a compile, pasted and run
+    assert group_of(f"{run_mode}[docs/internals/compiler-internals.md:235]") == f"snippet {inductor}"
+    assert (
+        group_of(f"{run_mode}[docs/internals/compiler-internals.md:1]")
+        == f"{run_mode}[docs/internals/compiler-internals.md:1]"
+    )
     assert group_of("tests/test_lanes.py::test_x") == "tests/test_lanes.py::test_x"
     assert group_of("tests/test_lanes.py::test_x[a]@mine") == "mine"  # a fixed xdist's own suffix wins
 

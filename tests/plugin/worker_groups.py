@@ -7,6 +7,9 @@
   the pages spread over both cores instead of queueing behind one browser.
 - A page fence that a snippet's run proves (tests/plugin/pages.py, `reusable_snippet`) runs in the
   worker of that snippet's test, after it (collection order: tests/ before docs/), so the run is reused.
+- A code block's run-mode test (tests/test_run_modes.py), which pastes the block at the prompt, runs in
+  the worker of the snippet the block shows: a compile there finds the snippet's already done (or
+  leaves it done for the snippet), instead of two cold compiles side by side on two workers.
 - Everything else is spread over the workers one test at a time.
 - The groups are handed out in collection order (pytest-xdist's default, the largest groups first, is
   turned off), and the tests that read the site build come after all the others
@@ -35,11 +38,12 @@ SNIPPET_TEST = re.compile(r"tests/test_snippets\.py::test_snippet\[(?P<path>snip
 # A test parametrised by a site page, in either colour scheme: `…::test_x[tensors/anatomy-dark]`.
 BROWSER_PAGE_TEST = re.compile(r"[^\[]+\[(?:(?:light|dark)-)?(?P<page>[^\]]+?)(?:-(?:light|dark))?\]")
 PAGE_FENCE = re.compile(r"(?P<page>docs/[^:]+\.md)::\[CodeFence#\d+\]\[line:(?P<line>\d+)\]")
+RUN_MODE_TEST = re.compile(r"tests/test_run_modes\.py::test_\w+\[(?P<page>docs/[^:\]]+\.md):(?P<line>\d+)\]")
 
 
 def group_of(nodeid: str) -> str:
-    """The worker group of a test: "browser page <page>", "browser <file>", "snippet <path>", or the
-    test's own id (no group)."""
+    """The worker group of a test: "browser page <page>", "browser <file>", "snippet <path>" (the snippet's
+    test, the fences it proves, the run-mode tests of blocks showing it), or the test's own id."""
     if nodeid.rfind("@") > nodeid.rfind("]"):
         return nodeid.rsplit("@", 1)[1]
     if nodeid.startswith(BROWSER):
@@ -50,7 +54,20 @@ def group_of(nodeid: str) -> str:
         return f"snippet {match['path']}"
     if (match := PAGE_FENCE.fullmatch(nodeid)) and (path := _proven_by(match["page"], int(match["line"]))):
         return f"snippet {path}"
+    if (match := RUN_MODE_TEST.fullmatch(nodeid)) and (path := _shown_snippet(match["page"], int(match["line"]))):
+        return f"snippet {path}"
     return nodeid
+
+
+@functools.cache
+def _shown_snippet(page: str, line: int) -> str | None:
+    """The one snippet file the fence that opens on this line of the page shows, if it shows one."""
+    from page_fences import find_fences
+    from snippet_markup import parse_include
+
+    fences = [f for f in find_fences((ROOT / page).read_text(encoding="utf-8")) if f.opening_line == line]
+    paths = {include.path for fence in fences for _, text in fence.body if (include := parse_include(text))}
+    return paths.pop() if len(paths) == 1 else None
 
 
 @functools.cache
