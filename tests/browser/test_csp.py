@@ -40,6 +40,32 @@ def test_every_page_carries_its_policy_and_breaks_none_of_it(page_audit, path: s
     assert audit.console_errors == []
 
 
+def test_a_request_to_another_host_is_recorded_and_never_reaches_it(page) -> None:
+    """The check every page passes can fail: a document without the policy (the sitemap) asks another
+    host for an image and a script, from the page and from a worker; each request is recorded, and fails
+    before it leaves the browser."""
+    failed = []
+    page.on("requestfailed", lambda request: failed.append((request.url, request.failure)))
+    page.goto("sitemap.xml")
+    page.evaluate(
+        """() => new Promise((done) => {
+            const image = new Image();
+            image.onerror = done;
+            image.src = "https://example.com/pixel.png";
+        })"""
+    )
+    page.evaluate(
+        """() => new Promise((done) => {
+            const code = "fetch('https://tracker.example/beacon').catch(() => postMessage('done'))";
+            const worker = new Worker(URL.createObjectURL(new Blob([code])));
+            worker.onmessage = done;
+        })"""
+    )
+    assert page.foreign_requests == ["https://example.com/pixel.png", "https://tracker.example/beacon"]
+    assert sorted(url for url, _ in failed) == sorted(page.foreign_requests)
+    assert {failure for _, failure in failed} == {"net::ERR_NAME_NOT_RESOLVED"}
+
+
 def test_the_404_page_carries_its_policy_too(enforced) -> None:
     response = enforced.goto("no-such-page/")
     assert response.status == 404
