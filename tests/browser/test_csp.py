@@ -45,22 +45,14 @@ def test_a_request_to_another_host_is_recorded_and_never_reaches_it(page) -> Non
     host for an image and a script, from the page and from a worker; each request is recorded, and fails
     before it leaves the browser."""
     failed = []
-    page.on("requestfailed", lambda request: failed.append((request.url, request.failure)))
     page.goto("sitemap.xml")
-    page.evaluate(
-        """() => new Promise((done) => {
-            const image = new Image();
-            image.onerror = done;
-            image.src = "https://example.com/pixel.png";
-        })"""
-    )
-    page.evaluate(
-        """() => new Promise((done) => {
-            const code = "fetch('https://tracker.example/beacon').catch(() => postMessage('done'))";
-            const worker = new Worker(URL.createObjectURL(new Blob([code])));
-            worker.onmessage = done;
-        })"""
-    )
+    for url, start in [
+        ("https://example.com/pixel.png", "new Image().src = url"),
+        ("https://tracker.example/beacon", "new Worker(URL.createObjectURL(new Blob([`fetch('${url}')`])))"),
+    ]:
+        with page.context.expect_event("requestfailed", lambda request, url=url: request.url == url) as event:
+            page.evaluate(f"(url) => {{ {start}; }}", url)
+        failed.append((event.value.url, event.value.failure))  # the recorder listened first: it has run
     assert page.foreign_requests == ["https://example.com/pixel.png", "https://tracker.example/beacon"]
     assert sorted(url for url, _ in failed) == sorted(page.foreign_requests)
     assert {failure for _, failure in failed} == {"net::ERR_NAME_NOT_RESOLVED"}
