@@ -22,7 +22,7 @@ from pathlib import Path
 
 from code_captions import badge, load_reports
 from coding_labs import NOTEBOOK as PRACTICE
-from coding_labs import practice_folders, practice_text
+from coding_labs import practice_folders, practice_text, problem_files
 from lab_format import LabError, notebook_json
 from lab_html import insert_after_title, lab_links, lab_status, tidy_notebook
 from mkdocs.exceptions import PluginError
@@ -101,7 +101,7 @@ def _practice(page, root: Path) -> Path | None:
     if folder != "coding":
         return None
     found = root / "snippets" / folder / name.removesuffix(".md")
-    return found if found in practice_folders(root) else None
+    return found if found.is_dir() and problem_files(found) else None  # what practice_folders keeps
 
 
 def on_page_content(html, page, config, files):

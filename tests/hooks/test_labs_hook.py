@@ -40,3 +40,17 @@ def test_edit_this_page_opens_the_lab_source():
     other = SimpleNamespace(file=SimpleNamespace(src_uri="tensors/anatomy.md"), edit_url="kept")
     on_page_markdown("", other, config)
     assert other.edit_url == "kept"
+
+
+def test_a_coding_page_gets_the_practice_notebook_of_its_problem_folder_only():
+    from labs import _practice, practice_folders
+
+    from tests.snippet_files import ROOT
+
+    def page(uri: str) -> SimpleNamespace:
+        return SimpleNamespace(file=SimpleNamespace(src_uri=uri))
+
+    coding_pages = sorted((ROOT / "docs" / "coding").glob("*.md"))
+    found = [practice for md in coding_pages if (practice := _practice(page(f"coding/{md.name}"), ROOT))]
+    assert found == practice_folders(ROOT)  # the same folders the build writes notebooks for
+    assert _practice(page("tensors/anatomy.md"), ROOT) is None
