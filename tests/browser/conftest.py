@@ -95,6 +95,8 @@ def watched_context(browser, site_url: str, **options):
     context = browser.new_context(base_url=site_url, **options)
     context.foreign_requests = []
     context.csp_violations = []
+    context.in_flight = set()  # requests of its pages and workers not yet finished or failed (`load_settled`)
+    context.last_request_event = time.monotonic()
     own = urlparse(site_url).netloc
     context.expose_binding("__reportCspViolation", lambda source, text: context.csp_violations.append(text))
     context.add_init_script(CSP_LISTENER)
@@ -108,7 +110,39 @@ def watched_context(browser, site_url: str, **options):
     # another reason (here, always: no other host resolves) or, were that possible, finished
     context.on("requestfailed", record)
     context.on("requestfinished", record)
+
+    def started(request) -> None:
+        context.in_flight.add(request)
+        context.last_request_event = time.monotonic()
+
+    def ended(request) -> None:
+        context.in_flight.discard(request)
+        context.last_request_event = time.monotonic()
+
+    context.on("request", started)
+    context.on("requestfailed", ended)
+    context.on("requestfinished", ended)
     return context
+
+
+QUIET_S = 0.1  # how long no request may be in flight before a loaded page counts as settled
+SETTLE_TIMEOUT_S = 15
+
+
+def load_settled(page, url: str) -> None:
+    """Go to `url` and wait until it has loaded and settled: the load event, then no request of its
+    pages or workers in flight for QUIET_S. Playwright's "networkidle" waits 0.5 s after the last
+    request instead, which was 0.4 s of every audited page's load spent waiting (the last request, the
+    favicon, ends within 0.1 s of the load event). test_accessibility.py proves a page audited after
+    this wait paints what a page loaded until "networkidle" paints, and the audits read the requests
+    and console once more when they end, seconds later."""
+    page.goto(url)
+    context, deadline = page.context, time.monotonic() + SETTLE_TIMEOUT_S
+    while context.in_flight or time.monotonic() - context.last_request_event < QUIET_S:
+        if time.monotonic() > deadline:
+            pending = sorted(request.url for request in context.in_flight)
+            raise AssertionError(f"{url}: not settled after {SETTLE_TIMEOUT_S} s; in flight: {pending}")
+        page.wait_for_timeout(QUIET_S * 1000 / 2)  # lets Playwright deliver the request events meanwhile
 
 
 def watched_page(context):
@@ -127,11 +161,56 @@ def watched_page(context):
 PERMISSIONS = ["clipboard-read", "clipboard-write"]  # the copy buttons
 
 
+# Material builds its search index in a web worker on every full page load: about 0.85 s of CPU each
+# (docs/benchmarks.md), and the browser tests load pages a few hundred times. A test's tab builds it only
+# when the test searches, and says so: `@pytest.mark.search`. Otherwise Material's search worker is an
+# inert stand-in (every other worker is real): Material still fetches the index and posts it to its
+# worker, which answers "ready" without building anything, and a query posted to it logs a console
+# error naming the marker, which every test that checks the console then reports. The page audits
+# (every page, both schemes), test_search.py and the search dialog's audits run the real worker;
+# test_quiet_search.py proves both sides.
+QUIET_SEARCH = """(() => {
+    const Native = window.Worker;
+    const material = /\\/workers\\/search\\.[0-9a-f]+\\.min\\.js$/;
+    window.Worker = new Proxy(Native, {
+        construct(target, args, newTarget) {
+            if (!material.test(new URL(String(args[0]), location.href).pathname)) {
+                return Reflect.construct(target, args, newTarget);
+            }
+            const standIn = new EventTarget();
+            standIn.postMessage = (message) => {
+                if (message && message.type === 0) {  // the index, sent on load: "ready", as the worker says
+                    const ready = new MessageEvent("message", { data: { type: 1 } });
+                    setTimeout(() => standIn.dispatchEvent(ready));
+                } else if (message && message.type === 2 && String(message.data).trim()) {  // a query
+                    console.error(`search is off in this test's tab: mark the test @pytest.mark.search`
+                        + ` (it searched for ${JSON.stringify(message.data)})`);
+                }  // never answered (Material also asks for the empty query, as a key is pressed)
+            };
+            standIn.terminate = () => {};
+            return standIn;
+        },
+    });
+})();"""
+
+
+def searches(request: pytest.FixtureRequest) -> bool:
+    """Whether the test uses Material's search (`@pytest.mark.search`): its tab builds the index."""
+    return request.node.get_closest_marker("search") is not None
+
+
+def quiet_search(context):
+    context.add_init_script(QUIET_SEARCH)
+    return context
+
+
 @pytest.fixture
-def fresh_page(browser, site_url: str):
+def fresh_page(browser, site_url: str, request: pytest.FixtureRequest):
     """A page in a context of its own, for a test that changes the context itself (an init script, a
     route): otherwise like `page`."""
     context = watched_context(browser, site_url, permissions=PERMISSIONS)
+    if not searches(request):
+        quiet_search(context)
     yield watched_page(context)
     context.close()
 
@@ -155,11 +234,10 @@ def _refuse(name: str):
     return refuse
 
 
-@pytest.fixture(scope="session")
-def shared_tab(browser, site_url: str) -> Iterator:
-    """One tab for every test that asks for `page`: a new context per test cost about a second each
-    (a new renderer, a cold cache), over a hundred tests."""
+def _shared_tab(browser, site_url: str, searching: bool) -> Iterator:
     context = watched_context(browser, site_url, permissions=PERMISSIONS)
+    if not searching:
+        quiet_search(context)
     tab = watched_page(context)
     for name in CONTEXT_CHANGES:
         setattr(context, name, _refuse(f"context.{name}"))
@@ -167,6 +245,19 @@ def shared_tab(browser, site_url: str) -> Iterator:
         setattr(tab, name, _refuse(f"page.{name}"))
     yield tab
     context.close()
+
+
+@pytest.fixture(scope="session")
+def shared_tab(browser, site_url: str) -> Iterator:
+    """One tab for every test that asks for `page`: a new context per test cost about a second each
+    (a new renderer, a cold cache), over a hundred tests. Its search builds no index (QUIET_SEARCH)."""
+    yield from _shared_tab(browser, site_url, searching=False)
+
+
+@pytest.fixture(scope="session")
+def searching_shared_tab(browser, site_url: str) -> Iterator:
+    """The shared tab of the tests marked `search`: Material's real search worker."""
+    yield from _shared_tab(browser, site_url, searching=True)
 
 
 def reset_tab(tab, site_url: str) -> None:
@@ -191,13 +282,14 @@ def reset_tab(tab, site_url: str) -> None:
 
 
 @pytest.fixture
-def page(shared_tab, site_url: str):
+def page(site_url: str, request: pytest.FixtureRequest):
     """A page that records every request to another host and every console error (and blocks them),
     and every Content-Security-Policy violation (`page.csp_violations`), with the site's policy
     enforced: the session's one tab, reset to a new tab's state before each test (`reset_tab`;
-    test_browser_fixtures.py proves it)."""
-    reset_tab(shared_tab, site_url)
-    yield shared_tab
+    test_shared_tab.py proves it); with Material's real search for a test marked `search`."""
+    tab = request.getfixturevalue("searching_shared_tab" if searches(request) else "shared_tab")
+    reset_tab(tab, site_url)
+    yield tab
 
 
 # ---- axe-core ------------------------------------------------------------------------------------
@@ -382,8 +474,7 @@ def _audit(page, path: str, url: str) -> dict[str, PageAudit]:
         return list(context.csp_violations), list(context.foreign_requests), list(page.console_errors)
 
     started = time.perf_counter()
-    page.goto(url)
-    page.wait_for_load_state("networkidle")
+    load_settled(page, url)
     loaded = time.perf_counter()
     light_scheme = page.evaluate("document.body.dataset.mdColorScheme")
     policy = page.locator(POLICY_META).get_attribute("content") if page.locator(POLICY_META).count() else None

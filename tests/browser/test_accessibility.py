@@ -88,11 +88,12 @@ def what_is_painted(page, media: str) -> tuple:
 
 @pytest.mark.parametrize("path", KINDS)
 def test_a_page_audited_as_the_audits_do_paints_what_a_fresh_load_paints(browser, site_url, path: str) -> None:
-    """What lets the audits load every page in one tab and audit the dark scheme on the light load after
-    the switch: the page, loaded in a tab that showed another page (left in dark, then set back to
-    light), paints in light what a new tab loading it in light paints, and after the switch to dark
-    what a new tab loading it in dark paints."""
-    from tests.browser.conftest import watched_context, watched_page
+    """What lets the audits load every page in one tab, audit it once its requests have settled, and
+    audit the dark scheme on the light load after the switch: the page, loaded in a tab that showed
+    another page (left in dark, then set back to light), paints in light what a new tab loading it in
+    light until the network is idle (0.5 s without a request) paints, and after the switch to dark what
+    a new tab loading it in dark paints."""
+    from tests.browser.conftest import load_settled, watched_context, watched_page
     from tests.browser.test_site import url_of
 
     fresh = {}
@@ -106,14 +107,12 @@ def test_a_page_audited_as_the_audits_do_paints_what_a_fresh_load_paints(browser
         context.close()
     context = watched_context(browser, site_url, color_scheme="light")
     page = watched_page(context)
-    page.goto(url_of(BEFORE[path]))
-    page.wait_for_load_state("networkidle")
+    load_settled(page, url_of(BEFORE[path]))
     switch_scheme(page, "dark")
     page.emulate_media(color_scheme="light")  # what `_audit` does before each page
     for seen in (page.csp_violations, page.foreign_requests, page.console_errors):
         seen.clear()
-    page.goto(url_of(path))
-    page.wait_for_load_state("networkidle")
+    load_settled(page, url_of(path))  # as `_audit` loads it
     page.evaluate(OPEN_PANELS)
     audited = {"light": what_is_painted(page, "light")}
     switch_scheme(page, "dark")  # as the audit does: the panels are open when the scheme changes
@@ -134,6 +133,7 @@ def test_the_dark_pass_runs_axes_colour_rules_and_only_those(page) -> None:
     assert set(rules) < set(every)
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("media", SCHEMES)
 def test_the_search_dialog_with_results_meets_wcag_22_aa(page, media: str) -> None:
     page.emulate_media(color_scheme=media)

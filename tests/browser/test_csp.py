@@ -68,6 +68,7 @@ def test_the_404_page_carries_its_policy_too(enforced) -> None:
     assert all("404" in error for error in enforced.console_errors)  # only the missing page itself
 
 
+@pytest.mark.search
 def test_search_navigation_copy_palette_and_every_drill_work_under_the_policy(enforced) -> None:
     page = enforced
     page.goto("")

@@ -27,6 +27,7 @@ def test_every_page_loads_only_from_its_own_host_without_errors(page_audit, path
     assert audit.console_errors == []
 
 
+@pytest.mark.search
 def test_search_finds_a_question_by_its_words(page) -> None:
     page.goto("")
     page.keyboard.press("/")

@@ -52,6 +52,7 @@ def still_works(page) -> None:
     assert page.console_errors == [] and page.csp_violations == [] and page.foreign_requests == []
 
 
+@pytest.mark.search  # `still_works` searches
 @pytest.mark.parametrize(
     "value",
     [
@@ -96,6 +97,7 @@ def test_good_marks_survive_next_to_bad_ones(page) -> None:
     assert page.console_errors == []
 
 
+@pytest.mark.search  # `still_works` searches
 def test_the_stores_of_other_versions_are_removed(page) -> None:
     old = {"vpip.progress.v0": '{"tensors/anatomy/#q1": true}', "vpip.progress.v2": '{"schema": 2}'}
     plant(page, {**old, "unrelated.key": "kept"})
@@ -104,6 +106,7 @@ def test_the_stores_of_other_versions_are_removed(page) -> None:
     still_works(page)
 
 
+@pytest.mark.search  # `still_works` searches
 @pytest.mark.parametrize("value", ["{not json", '{"index": 99, "color": 5}'], ids=["not-json", "wrong-shape"])
 def test_a_corrupt_palette_setting_is_reset_and_the_page_works(page, value: str) -> None:
     page.goto("")
