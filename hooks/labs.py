@@ -1,7 +1,8 @@
 """Hook: the practice labs — `snippets/<chapter>/lab.py` — as notebook pages rendered by mkdocs-jupyter.
 
 - on_files: each lab becomes `<chapter>/lab.ipynb` (hooks/lab_format.py: stable cell ids, so
-  mkdocs-jupyter's cache hits), generated into .cache/labs/ and handed to the build; the page is
+  mkdocs-jupyter's cache hits), generated into .cache/labs/ (again only when its inputs changed) and
+  handed to the build; the page is
   `<chapter>/lab/` and mkdocs-jupyter copies the notebook next to it for download (`include_source`).
   It runs before mkdocs-jupyter's own on_files, which only renders files already in the list.
 - on_page_markdown: "Edit this page" opens the lab's source, not the generated notebook.
@@ -18,11 +19,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import jupytext
+import nbformat
 from code_captions import badge, load_reports
+from coding_labs import KIT, practice_folders, practice_text, problem_files
 from coding_labs import NOTEBOOK as PRACTICE
-from coding_labs import practice_folders, practice_text, problem_files
 from lab_format import LabError, notebook_json
 from lab_html import insert_after_title, lab_links, lab_status, tidy_notebook
 from mkdocs.exceptions import PluginError
@@ -58,6 +62,34 @@ def write_notebook(lab: Path, target: Path, root: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+# The code that turns a source into its notebook: a change to any of it, as to the source, makes a new one.
+GENERATORS = [
+    Path(__file__).with_name(name) for name in ("labs.py", "lab_format.py", "coding_labs.py", "snippet_markup.py")
+]
+
+
+def inputs_key(source: Path, root: Path) -> str:
+    """A digest of everything a source's notebook is made from: the lab file (or the problem folder's
+    files and the grading kit), its path, the generating hooks, and the jupytext and nbformat versions."""
+    files = [source] if source.is_file() else [*sorted(source.glob("*.py")), root / KIT]
+    versions = f"{source.relative_to(root).as_posix()} {jupytext.__version__} {nbformat.__version__}"
+    digest = hashlib.sha256(versions.encode())
+    for path in [*files, *GENERATORS]:
+        digest.update(b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def cached_notebook(source: Path, target: Path, root: Path) -> None:
+    """`write_notebook` into the build's cache, skipped when the notebook there was made from the same
+    inputs (`inputs_key`): parsing every lab with jupytext took about 2 s of each build."""
+    stamp = target.with_name(f"{target.name}.inputs")
+    key = inputs_key(source, root)
+    if target.is_file() and stamp.is_file() and stamp.read_text(encoding="utf-8") == key:
+        return
+    write_notebook(source, target, root)
+    stamp.write_text(key, encoding="utf-8")
+
+
 def _chapter(page) -> str | None:
     """The chapter of a lab page (`tensors/lab.ipynb` -> "tensors"), None for other pages."""
     folder, _, name = page.file.src_uri.rpartition("/")
@@ -70,7 +102,7 @@ def on_files(files, config):
     for lab in lab_sources(root):
         uri = f"{lab.parent.name}/{NOTEBOOK}"
         try:
-            write_notebook(lab, root / CACHE / uri, root)
+            cached_notebook(lab, root / CACHE / uri, root)
         except LabError as error:
             how = ".github/CONTRIBUTING.md, 'Add or change a lab'"
             raise PluginError(f"A lab breaks the lab format ({how}):\n  {error}") from None
@@ -80,7 +112,7 @@ def on_files(files, config):
     for folder in practice_folders(root):
         uri = f"coding/{folder.name}/{PRACTICE}"
         try:
-            write_notebook(folder, root / CACHE / uri, root)
+            cached_notebook(folder, root / CACHE / uri, root)
         except LabError as error:
             how = ".github/CONTRIBUTING.md, 'Add a coding problem'"
             raise PluginError(f"A coding problem breaks the format ({how}):\n  {error}") from None

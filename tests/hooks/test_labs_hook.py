@@ -2,7 +2,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from labs import on_files, on_page_markdown
+from labs import on_files, on_page_markdown, write_notebook
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
@@ -25,6 +25,32 @@ def test_each_lab_becomes_a_notebook_page_from_the_cache(tmp_path):
     before = Path(file.abs_src_path).stat().st_mtime_ns
     on_files(Files([]), config)
     assert Path(file.abs_src_path).stat().st_mtime_ns == before  # rewritten only on change: the cache hits
+
+
+def test_a_notebook_is_made_again_only_when_its_lab_or_the_code_that_makes_it_changed(tmp_path, monkeypatch):
+    import labs
+
+    config = project(tmp_path)
+    lab, generator = tmp_path / "snippets" / "tensors" / "lab.py", tmp_path / "generator.py"
+    generator.write_text("# the hooks that make notebooks\n")
+    monkeypatch.setattr(labs, "GENERATORS", [generator])
+    made = []
+
+    def counting(source: Path, target: Path, root: Path) -> None:
+        made.append(source)
+        write_notebook(source, target, root)
+
+    monkeypatch.setattr(labs, "write_notebook", counting)
+    on_files(Files([]), config)
+    on_files(Files([]), config)
+    assert made == [lab]  # the second build found the notebook made from the same inputs
+    lab.write_text(LAB.replace("# # Lab · Doubling", "# # Lab · Doubling (edited)"))
+    on_files(Files([]), config)
+    generator.write_text("# changed\n")
+    on_files(Files([]), config)
+    assert made == [lab, lab, lab]
+    notebook = tmp_path / ".cache" / "labs" / "tensors" / "lab.ipynb"
+    assert "(edited)" in notebook.read_text()
 
 
 def test_a_malformed_lab_stops_the_build_with_file_line_and_where_to_read(tmp_path):
