@@ -59,6 +59,9 @@ def expand_includes(markdown: str) -> tuple[list[str], list[int]]:
     return lines, origin
 
 
+_parsed: dict[str, list] = {}  # page text -> its tokens (`ExpandingParser.parse`)
+
+
 class ExpandingParser:
     """Duck-types the MarkdownIt parser pytest-markdown-docs uses (only `.parse` is called)."""
 
@@ -69,6 +72,16 @@ class ExpandingParser:
         self._md = MarkdownIt("commonmark").use(admon_plugin)
 
     def parse(self, src: str, env=None):
+        """The page's tokens, fence lines mapped back to the page. The same page's tokens are shared by
+        its readers (pytest-markdown-docs collecting the fences, tests/test_run_modes.py the blocks),
+        which only read them: each page is expanded and parsed once per session."""
+        if env is not None:
+            return self._parse(src, env)
+        if src not in _parsed:
+            _parsed[src] = self._parse(src, None)
+        return _parsed[src]
+
+    def _parse(self, src: str, env):
         lines, origin = expand_includes(src)
         for number, line in enumerate(src.split("\n"), start=1):
             if line.lstrip().startswith('=== "'):
