@@ -18,6 +18,7 @@ import functools
 import http.server
 import os
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -52,10 +53,18 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A browser that left before its answer was written (a tab closed while its favicon was on the
+        way) is no error of the site's: only other errors are printed."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def serve(directory: Path, port: int) -> http.server.ThreadingHTTPServer:
     """Serve `directory` (which may not exist yet: each request reads it as it is) on `port`, in a thread."""
     handler = functools.partial(QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = QuietServer(("127.0.0.1", port), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
