@@ -98,16 +98,22 @@ def site_build_started_early(request: pytest.FixtureRequest, tmp_path_factory: p
     builder.wait()
 
 
-@pytest.fixture
-def project_copy(tmp_path: Path) -> Path:
-    """A throwaway copy of the site sources, for tests that break them on purpose."""
+def copy_sources(target: Path) -> Path:
+    """Copy the site sources (SITE_SOURCES) into `target`."""
     leave_out = shutil.ignore_patterns("__pycache__", "site", "node_modules")
     for name in SITE_SOURCES:
         source = ROOT / name
         if source.is_dir():
-            shutil.copytree(source, tmp_path / name, ignore=leave_out)
+            shutil.copytree(source, target / name, ignore=leave_out)
         else:
-            shutil.copy2(source, tmp_path / name)
+            shutil.copy2(source, target / name)
+    return target
+
+
+@pytest.fixture
+def project_copy(tmp_path: Path) -> Path:
+    """A throwaway copy of the site sources, for tests that break them on purpose."""
+    copy_sources(tmp_path)
     return tmp_path
 
 

@@ -167,6 +167,8 @@ def test_workers_group_the_browser_tests_and_each_snippet_with_the_fences_it_pro
         group_of(f"{run_mode}[docs/internals/compiler-internals.md:1]")
         == f"{run_mode}[docs/internals/compiler-internals.md:1]"
     )
+    contributing = "tests/test_contributing.py"  # one module fixture: a pytest run and a site build
+    assert {group_of(f"{contributing}::test_{x}") for x in "ab"} == {f"file {contributing}"}
     assert group_of("tests/test_lanes.py::test_x") == "tests/test_lanes.py::test_x"
     assert group_of("tests/test_lanes.py::test_x[a]@mine") == "mine"  # a fixed xdist's own suffix wins
 

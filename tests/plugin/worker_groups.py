@@ -10,6 +10,8 @@
 - A code block's run-mode test (tests/test_run_modes.py), which pastes the block at the prompt, runs in
   the worker of the snippet the block shows: a compile there finds the snippet's already done (or
   leaves it done for the snippet), instead of two cold compiles side by side on two workers.
+- The tests of a file in ONE_WORKER share a worker: they read one module fixture too costly to make
+  twice (tests/test_contributing.py: a pytest run and a site build).
 - Everything else is spread over the workers one test at a time.
 - The groups are handed out in collection order (pytest-xdist's default, the largest groups first, is
   turned off), and the tests that read the site build come after all the others
@@ -38,18 +40,22 @@ SNIPPET_TEST = re.compile(r"tests/test_snippets\.py::test_snippet\[(?P<path>snip
 # A test parametrised by a site page, in either colour scheme: `…::test_x[tensors/anatomy-dark]`.
 BROWSER_PAGE_TEST = re.compile(r"[^\[]+\[(?:(?:light|dark)-)?(?P<page>[^\]]+?)(?:-(?:light|dark))?\]")
 PAGE_FENCE = re.compile(r"(?P<page>docs/[^:]+\.md)::\[CodeFence#\d+\]\[line:(?P<line>\d+)\]")
+ONE_WORKER = ["tests/test_contributing.py"]
 RUN_MODE_TEST = re.compile(r"tests/test_run_modes\.py::test_\w+\[(?P<page>docs/[^:\]]+\.md):(?P<line>\d+)\]")
 
 
 def group_of(nodeid: str) -> str:
-    """The worker group of a test: "browser page <page>", "browser <file>", "snippet <path>" (the snippet's
-    test, the fences it proves, the run-mode tests of blocks showing it), or the test's own id."""
+    """The worker group of a test: "browser page <page>", "browser <file>", "file <file>" (ONE_WORKER),
+    "snippet <path>" (the snippet's test, the fences it proves, the run-mode tests of blocks showing it),
+    or the test's own id."""
     if nodeid.rfind("@") > nodeid.rfind("]"):
         return nodeid.rsplit("@", 1)[1]
     if nodeid.startswith(BROWSER):
         if (match := BROWSER_PAGE_TEST.fullmatch(nodeid)) and _is_page(match["page"]):
             return f"browser page {match['page']}"
         return f"browser {nodeid.split('::', 1)[0]}"
+    if (file := nodeid.split("::", 1)[0]) in ONE_WORKER:
+        return f"file {file}"
     if match := SNIPPET_TEST.fullmatch(nodeid):
         return f"snippet {match['path']}"
     if (match := PAGE_FENCE.fullmatch(nodeid)) and (path := _proven_by(match["page"], int(match["line"]))):
