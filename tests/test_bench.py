@@ -1,0 +1,30 @@
+"""`make bench` (tests/tools/bench.py): the parts whose mistakes would print wrong figures quietly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tools import bench
+
+WRITES_TO_THE_CACHE = """import os
+from pathlib import Path
+
+cache = Path(os.environ["TORCHINDUCTOR_CACHE_DIR"])
+cache.mkdir(parents=True, exist_ok=True)
+(cache / "kernel.so").write_text("compiled")
+"""
+
+
+def test_a_pass_times_every_snippet_and_names_those_that_wrote_to_a_compile_cache(tmp_path, monkeypatch) -> None:
+    compiles, plain = tmp_path / "compiles.py", tmp_path / "plain.py"
+    compiles.write_text(WRITES_TO_THE_CACHE)
+    plain.write_text("x = 1\n")
+    monkeypatch.setattr(bench, "all_snippets", lambda: [compiles, plain])
+    monkeypatch.setattr(bench, "repo_relative", lambda path: Path(path).name)
+    for name, folder in bench.compile_caches(tmp_path / "caches").items():
+        monkeypatch.setenv(name, folder)
+    found = bench.snippet_times()
+    assert sorted(found["seconds"]) == ["compiles.py", "plain.py"]
+    assert all(seconds >= 0 for seconds in found["seconds"].values())
+    assert found["compiled"] == ["compiles.py"]  # its cache grew; the plain one wrote nothing
+    assert bench.snippet_times()["compiled"] == []  # a second pass over the same cache adds no file
