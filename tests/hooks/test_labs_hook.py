@@ -53,6 +53,31 @@ def test_a_notebook_is_made_again_only_when_its_lab_or_the_code_that_makes_it_ch
     assert "(edited)" in notebook.read_text()
 
 
+def test_a_labs_page_markup_is_made_again_only_when_its_html_or_the_code_that_tidies_it_changed(tmp_path, monkeypatch):
+    import labs
+
+    tidier = tmp_path / "lab_html.py"
+    tidier.write_text("# the code that tidies\n")
+    monkeypatch.setattr(labs, "TIDIER", tidier)
+    tidied = []
+
+    def counting(html: str, lab: str) -> str:
+        tidied.append(html)
+        return f"<tidy>{html}</tidy>"
+
+    monkeypatch.setattr(labs, "tidy_notebook", counting)
+    lab = "snippets/tensors/lab.py"
+    assert labs.cached_tidy_notebook("<a>", lab, tmp_path) == "<tidy><a></tidy>"
+    assert labs.cached_tidy_notebook("<a>", lab, tmp_path) == "<tidy><a></tidy>"  # from the cache
+    assert tidied == ["<a>"]
+    assert labs.cached_tidy_notebook("<b>", lab, tmp_path) == "<tidy><b></tidy>"  # mkdocs-jupyter's HTML changed
+    tidier.write_text("# changed\n")
+    assert labs.cached_tidy_notebook("<b>", lab, tmp_path) == "<tidy><b></tidy>"
+    assert tidied == ["<a>", "<b>", "<b>"]
+    assert labs.cached_tidy_notebook("<b>", "snippets/data/lab.py", tmp_path) == "<tidy><b></tidy>"  # its own
+    assert tidied == ["<a>", "<b>", "<b>", "<b>"]
+
+
 def test_a_malformed_lab_stops_the_build_with_file_line_and_where_to_read(tmp_path):
     with pytest.raises(PluginError, match=r"(?s)Add or change a lab.*snippets/tensors/lab\.py:1: a lab starts with"):
         on_files(Files([]), project(tmp_path, "import torch\n"))
