@@ -28,3 +28,22 @@ def test_a_pass_times_every_snippet_and_names_those_that_wrote_to_a_compile_cach
     assert all(seconds >= 0 for seconds in found["seconds"].values())
     assert found["compiled"] == ["compiles.py"]  # its cache grew; the plain one wrote nothing
     assert bench.snippet_times()["compiled"] == []  # a second pass over the same cache adds no file
+
+
+STARTS_AN_INTERPRETER = """import subprocess
+import sys
+
+subprocess.run([sys.executable, "-c", "pass"], check=True)
+subprocess.run(["true"], check=True)
+"""
+
+
+def test_a_pass_names_the_snippets_that_started_an_interpreter(tmp_path, monkeypatch) -> None:
+    child, plain = tmp_path / "child.py", tmp_path / "plain.py"
+    child.write_text(STARTS_AN_INTERPRETER)
+    plain.write_text("import subprocess\nsubprocess.run(['true'], check=True)\n")  # a program, no interpreter
+    monkeypatch.setattr(bench, "all_snippets", lambda: [child, plain])
+    monkeypatch.setattr(bench, "repo_relative", lambda path: Path(path).name)
+    real = bench.subprocess.Popen
+    assert bench.snippet_times()["interpreters"] == ["child.py"]
+    assert bench.subprocess.Popen is real  # put back
