@@ -47,6 +47,7 @@ _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.D
 _HEAD = re.compile(r"<head\b[^>]*>", re.IGNORECASE)
 _ATTR = re.compile(r"""([^\s=/>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?""")
 _TAG = re.compile(r"<([a-zA-Z][\w:-]*)(\s[^<>]*)?>")
+_CLASS_ONLY = re.compile(r'\s+class="[^"]*"\s*')  # most tags: a highlighted code block's token spans
 _URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href"}
 _STYLE_ELEMENT = re.compile(r"<style\b", re.IGNORECASE)
 _EXISTING_POLICY = re.compile(r"""<meta\b[^>]*http-equiv\s*=\s*["']?content-security-policy""", re.IGNORECASE)
@@ -117,8 +118,11 @@ def problems(html: str) -> list[str]:
     found = []
     outside_scripts = _SCRIPT.sub("<script>", html)
     for tag in _TAG.finditer(outside_scripts):
+        inside = tag.group(2) or ""
+        if not inside or _CLASS_ONLY.fullmatch(inside):
+            continue  # no attribute, or a class alone: nothing here the policy would block
         shown = tag.group(0)[:80]
-        for name, value in attributes(tag.group(2) or "").items():
+        for name, value in attributes(inside).items():
             if name.startswith("on"):
                 found.append(f"an inline event handler `{name}` ({shown}; an unescaped quote in an attribute?)")
             elif name in _URL_ATTRIBUTES and value.strip().lower().startswith("javascript:"):

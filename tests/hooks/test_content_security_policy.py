@@ -82,6 +82,8 @@ def test_attributes_parse_quoted_bare_and_empty_values():
         ('<meta name="description" content="marked "I can answer this", kept only here">', "`only`"),
         ('<a href=" JavaScript:alert(1)">x</a>', "a javascript: URL"),
         ('<span style="color: red">x</span>', "a style attribute"),
+        ('<span class="n" onclick="go()">x</span>', "an inline event handler `onclick`"),  # a class and more
+        ('<span class="n"style="color: red">x</span>', "a style attribute"),
         ("<style>p { color: red }</style>", "a <style> element"),
         ('<meta http-equiv="content-security-policy" content="default-src *">', "already"),
     ],
