@@ -122,6 +122,8 @@ def _reduced_gradients_are_bf16_values() -> dict[str, bool]:
 
 
 def _check() -> None:
+    import dataclasses
+
     # Every rank ran the same schedule of collectives and saw the same dtypes and placements.
     assert reports[0] == reports[1]
     default, always, never, no_sync, dtypes, seeds, hsdp = reports[0]
@@ -143,7 +145,10 @@ def _check() -> None:
     policy = MixedPrecisionPolicy()
     assert (policy.param_dtype, policy.reduce_dtype, policy.output_dtype) == (None, None, None)
     assert policy.cast_forward_inputs is True
-    exact = elastic_launch(config, _reduced_gradients_are_bf16_values)()
+    # a second launch, for this check only: its ranks fork from one server that imported this file once
+    # (the demo's launch spawns, as torchrun does); two torch imports fewer
+    forked = dataclasses.replace(config, start_method="forkserver")
+    exact = elastic_launch(forked, _reduced_gradients_are_bf16_values)()
     assert exact[0] == exact[1] == {"None": True, "torch.float32": False}
 
 
