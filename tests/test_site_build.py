@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from tests.conftest import Build
@@ -32,3 +33,27 @@ def test_the_built_site_loads_nothing_from_another_host(built_site: Build) -> No
             if not url.startswith(built_site.url):
                 offenders.add(f"{html.relative_to(built_site.site)}: {url}")
     assert not offenders, "\n".join(sorted(offenders))
+
+
+HIDDEN_ANSWERS = re.compile(  # a spot-the-bug hint (one per line), a flashcard's back, a drill's answer
+    r'<div data-line="\d+">(.*?)</div>|<div class="(?:drill-card__back|drill__answer)"[^>]*>(.*?)</div>', re.DOTALL
+)
+
+
+def plain_text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_the_answers_drills_hide_stay_out_of_the_search_index(built_site: Build) -> None:
+    """A search preview must not show what a drill hides until asked (hooks/search_exclusions.py)."""
+    index = json.loads((built_site.site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    searchable = plain_text(" ".join(doc["text"] for doc in index["docs"]))
+    hidden, shown = 0, []
+    for page in sorted(built_site.site.rglob("*.html")):
+        for match in HIDDEN_ANSWERS.finditer(page.read_text(encoding="utf-8")):
+            answer = plain_text(match.group(1) or match.group(2))
+            if len(answer) >= 40:  # long enough not to occur in the prose by chance
+                hidden += 1
+                shown += [f"{page.relative_to(built_site.site)}: {answer[:80]}"] if answer in searchable else []
+    assert hidden > 300  # the drills' hints, backs and answers were all found
+    assert not shown, "\n".join(shown)
