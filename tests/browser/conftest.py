@@ -167,8 +167,11 @@ PERMISSIONS = ["clipboard-read", "clipboard-write"]  # the copy buttons
 # inert stand-in (every other worker is real): Material still fetches the index and posts it to its
 # worker, which answers "ready" without building anything, and a query posted to it logs a console
 # error naming the marker, which every test that checks the console then reports. The page audits
-# (every page, both schemes), test_search.py and the search dialog's audits run the real worker;
-# test_quiet_search.py proves both sides.
+# (every page, both schemes) use the stand-in too: the worker and the index are the same files on every
+# page, and the one thing a page could change about them, its policy's worker-src and connect-src, is
+# checked on every page by tests/test_site_policy.py. The real worker runs in test_search.py, the search
+# dialog's audits, test_csp.py's search, and the fresh loads of one page of each kind that
+# test_accessibility.py proves the audits paint the same as; test_quiet_search.py proves both sides.
 QUIET_SEARCH = """(() => {
     const Native = window.Worker;
     const material = /\\/workers\\/search\\.[0-9a-f]+\\.min\\.js$/;
@@ -332,16 +335,23 @@ def colour_rules(page, tags: list[str] = WCAG_22_AA) -> list[str]:
 
 
 def run_axe(
-    page, selector: str = "body", tags: list[str] | None = None, rules: list[str] | None = None, exclude: str = ""
+    page,
+    selector: str = "body",
+    tags: list[str] | None = None,
+    rules: list[str] | None = None,
+    exclude: str = "",
+    but: list[str] = (),
 ) -> list[str]:
     """The serious and critical violations inside `selector` and outside `exclude`, as "rule (impact):
-    target" lines; `tags` or `rules` limit the rules run (all rules by default)."""
+    target" lines; `tags` or `rules` limit the rules run (all rules by default), less the rules `but` names."""
     install_axe(page)
     options = {}
     if rules is not None:
         options["runOnly"] = {"type": "rule", "values": rules}
     elif tags is not None:
         options["runOnly"] = {"type": "tag", "values": tags}
+    if but:
+        options["rules"] = {rule: {"enabled": False} for rule in but}
     return page.evaluate(AXE_RUN, [selector, exclude, options])
 
 
@@ -353,8 +363,9 @@ def run_axe(
 # Before the colour rules run, a container of one of these families whose every element (itself
 # included) has a look already met on the page is marked; the run excludes the marked containers. A
 # block with one new look (a highlighted line, a token style seen nowhere before, a link inside code) is
-# measured whole. Only the dark pass does this: it runs nothing but the colour rules. The light pass
-# runs every rule on every element, where sameness of colours says nothing about, say, focusability.
+# measured whole. Both passes do this for the colour rules only (in each scheme, with that scheme's
+# colours); the light pass runs every other rule on every element, where sameness of colours says
+# nothing about, say, focusability.
 SAME_LOOK = "data-axe-same-look"
 REPEATING_FAMILIES = ["pre > code", ".md-nav__item"]  # code blocks; navigation (site and table of contents)
 MARK_SAME_LOOKS = """([families, marker]) => {
@@ -396,6 +407,23 @@ def mark_same_looks(page) -> int:
     return page.evaluate(MARK_SAME_LOOKS, [REPEATING_FAMILIES, SAME_LOOK])
 
 
+UNMARK_SAME_LOOKS = "(marker) => document.querySelectorAll(`[${marker}]`).forEach((e) => e.removeAttribute(marker))"
+
+
+def unmark_same_looks(page) -> None:
+    """Take the marks off: the page as it was, for the other scheme's colours to be judged afresh."""
+    page.evaluate(UNMARK_SAME_LOOKS, SAME_LOOK)
+
+
+def colour_audit(page) -> tuple[list[str], int, list[str]]:
+    """The colour rules run on the page in its current scheme, each look once: (rules, containers left
+    out, violations). The marks are taken off again afterwards."""
+    rules, same_look = colour_rules(page), mark_same_looks(page)
+    found = run_axe(page, rules=rules, exclude=f"[{SAME_LOOK}]")
+    unmark_same_looks(page)
+    return rules, same_look, found
+
+
 @pytest.fixture
 def axe_violations(page):
     """Run axe-core on the page: the serious and critical violations inside `selector`, as
@@ -424,9 +452,9 @@ class PageAudit:
     csp_violations: list[str]
     foreign_requests: list[str]
     console_errors: list[str]
-    axe_rules: list[str]  # the axe rules run ("WCAG 2.2 AA" tags, or the colour rules' ids)
+    axe_rules: list[str]  # the axe rules run: "tags: …" (the WCAG 2.2 AA tags) "but: …", and rule ids
     axe: list[str]  # serious and critical violations, with every collapsible panel open
-    same_look: int  # containers the dark pass left out: each looks like ones it measured (MARK_SAME_LOOKS)
+    same_look: int  # containers the colour rules left out: each looks like ones they measured (MARK_SAME_LOOKS)
     markup: str  # a digest of every element and its attributes, less the two that name the scheme
     seconds: dict[str, float]  # light: "load" (goto until the network is idle); dark: "switch"; both: "axe"
 
@@ -481,18 +509,19 @@ def _audit(page, path: str, url: str) -> dict[str, PageAudit]:
     light_seen = seen()
     page.evaluate(OPEN_PANELS)
     light_markup = digest(page, MARKUP)
-    light_rules = [f"tags: {' '.join(WCAG_22_AA)}"]
-    light_axe = run_axe(page, tags=WCAG_22_AA)  # the whole rule set once, in the light scheme …
+    # the whole rule set once, in the light scheme: the colour rules each look once, the others everywhere …
+    colour, light_same_look, light_colour_axe = colour_audit(page)
+    light_rules = [f"tags: {' '.join(WCAG_22_AA)}", f"but: {' '.join(colour)}", *colour]
+    light_axe = run_axe(page, tags=WCAG_22_AA, but=colour) + light_colour_axe
     audited = time.perf_counter()
     light = PageAudit(
-        path, "light", light_scheme, policy, *light_seen, light_rules, light_axe, 0, light_markup,
+        path, "light", light_scheme, policy, *light_seen, light_rules, light_axe, light_same_look, light_markup,
         {"load": loaded - started, "axe": audited - loaded},
     )  # fmt: skip
     switch_scheme(page, "dark")  # … and in the dark scheme only what colours decide, each look once
     switched = time.perf_counter()
     dark_scheme, dark_markup = page.evaluate("document.body.dataset.mdColorScheme"), digest(page, MARKUP)
-    dark_rules, same_look = colour_rules(page), mark_same_looks(page)
-    dark_axe = run_axe(page, rules=dark_rules, exclude=f"[{SAME_LOOK}]")
+    dark_rules, same_look, dark_axe = colour_audit(page)
     dark = PageAudit(
         path, "dark", dark_scheme, policy, *seen(), dark_rules, dark_axe, same_look, dark_markup,
         {"switch": switched - audited, "axe": time.perf_counter() - switched},
@@ -509,7 +538,7 @@ class PageAudits:
     time went into new tabs)."""
 
     def __init__(self, browser, site_url: str) -> None:
-        self._context = watched_context(browser, site_url, color_scheme="light")
+        self._context = quiet_search(watched_context(browser, site_url, color_scheme="light"))
         self._page = watched_page(self._context)
         self._done: dict[str, dict[str, PageAudit]] = {}
 
