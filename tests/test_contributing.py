@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from verification_reports import build_report
 
-from tests.conftest import Build, copy_sources, mkdocs_build
+from tests.conftest import Build, copy_sources, mkdocs_build, workers_folder
 from tests.run_code import untraced_environment
 from tests.tools.new_question import new_question
 
@@ -37,7 +37,7 @@ class Contribution:
 
 @pytest.fixture(scope="module")
 def contribution(tmp_path_factory: pytest.TempPathFactory) -> Contribution:
-    root = copy_sources(tmp_path_factory.mktemp("contribution"))
+    root = copy_sources(tmp_path_factory.mktemp("contribution"), workers_folder(tmp_path_factory))
     page, _ = new_question(root, "tensors/anatomy", NEW_SNIPPET.stem, 999, "Does the scaffold pass?")
     assert "## Q999 · Does the scaffold pass?" in page.read_text()
     reports = root / "reports"
