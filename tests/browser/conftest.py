@@ -335,23 +335,16 @@ def colour_rules(page, tags: list[str] = WCAG_22_AA) -> list[str]:
 
 
 def run_axe(
-    page,
-    selector: str = "body",
-    tags: list[str] | None = None,
-    rules: list[str] | None = None,
-    exclude: str = "",
-    but: list[str] = (),
+    page, selector: str = "body", tags: list[str] | None = None, rules: list[str] | None = None, exclude: str = ""
 ) -> list[str]:
     """The serious and critical violations inside `selector` and outside `exclude`, as "rule (impact):
-    target" lines; `tags` or `rules` limit the rules run (all rules by default), less the rules `but` names."""
+    target" lines; `tags` or `rules` limit the rules run (all rules by default)."""
     install_axe(page)
     options = {}
     if rules is not None:
         options["runOnly"] = {"type": "rule", "values": rules}
     elif tags is not None:
         options["runOnly"] = {"type": "tag", "values": tags}
-    if but:
-        options["rules"] = {rule: {"enabled": False} for rule in but}
     return page.evaluate(AXE_RUN, [selector, exclude, options])
 
 
@@ -361,11 +354,12 @@ def run_axe(
 # and navigation items repeat a handful of looks on every page (a few dozen highlighted token styles, two
 # or three link styles), so most of what the dark pass measured was the same pair of colours again.
 # Before the colour rules run, a container of one of these families whose every element (itself
-# included) has a look already met on the page is marked; the run excludes the marked containers. A
-# block with one new look (a highlighted line, a token style seen nowhere before, a link inside code) is
-# measured whole. Both passes do this for the colour rules only (in each scheme, with that scheme's
-# colours); the light pass runs every other rule on every element, where sameness of colours says
-# nothing about, say, focusability.
+# included) has a look already met on the page is marked, with everything in it, and the colour rules'
+# own selectors are narrowed to unmarked elements (`measure_each_look_once`). A block with one new look
+# (a highlighted line, a token style seen nowhere before, a link inside code) is measured whole. Both
+# passes do this, each with its scheme's colours; in the light pass's one axe run every other rule
+# still checks every element, where sameness of colours says nothing about, say, focusability (a
+# separate run for the colour rules built axe's layout grid a second time: slower than one run).
 SAME_LOOK = "data-axe-same-look"
 REPEATING_FAMILIES = ["pre > code", ".md-nav__item"]  # code blocks; navigation (site and table of contents)
 MARK_SAME_LOOKS = """([families, marker]) => {
@@ -391,7 +385,7 @@ MARK_SAME_LOOKS = """([families, marker]) => {
             if (container.closest(`[${marker}]`) || !container.checkVisibility()) continue;
             const looks = [container, ...container.querySelectorAll("*")].map(look);
             if (looks.every((each) => seen.has(each))) {
-                container.setAttribute(marker, "");
+                [container, ...container.querySelectorAll("*")].forEach((e) => e.setAttribute(marker, ""));
                 marked += 1;
             } else {
                 looks.forEach((each) => seen.add(each));
@@ -402,9 +396,31 @@ MARK_SAME_LOOKS = """([families, marker]) => {
 }"""
 
 
+# Each colour rule's selector (axe-core's own, kept the first time) with every part limited to elements
+# without the mark; the rules' `matches` functions and checks are untouched.
+NARROW_COLOUR_RULES = """([rules, marker]) => {
+    const own = (window.__axeOwnSelectors ??= {});
+    axe.configure({ rules: rules.map((id) => {
+        own[id] ??= axe._audit.rules.find((rule) => rule.id === id).selector || "*";
+        if (/[()"']/.test(own[id])) throw new Error(`cannot narrow ${id}'s selector ${own[id]}`);
+        const parts = own[id].split(",").map((part) => `${part.trim()}:not([${marker}])`);
+        return { id, selector: parts.join(", ") };
+    }) });
+}"""
+
+
 def mark_same_looks(page) -> int:
-    """Mark each repeating container whose every look the page has already shown (see above); how many."""
+    """Mark each repeating container whose every look the page has already shown, and everything in it
+    (see above); how many containers."""
     return page.evaluate(MARK_SAME_LOOKS, [REPEATING_FAMILIES, SAME_LOOK])
+
+
+def measure_each_look_once(page) -> int:
+    """`mark_same_looks`, and axe's colour rules narrowed to the unmarked elements for the page's next
+    runs (every other rule still checks every element); how many containers were marked."""
+    marked = mark_same_looks(page)
+    page.evaluate(NARROW_COLOUR_RULES, [colour_rules(page), SAME_LOOK])
+    return marked
 
 
 UNMARK_SAME_LOOKS = "(marker) => document.querySelectorAll(`[${marker}]`).forEach((e) => e.removeAttribute(marker))"
@@ -413,15 +429,6 @@ UNMARK_SAME_LOOKS = "(marker) => document.querySelectorAll(`[${marker}]`).forEac
 def unmark_same_looks(page) -> None:
     """Take the marks off: the page as it was, for the other scheme's colours to be judged afresh."""
     page.evaluate(UNMARK_SAME_LOOKS, SAME_LOOK)
-
-
-def colour_audit(page) -> tuple[list[str], int, list[str]]:
-    """The colour rules run on the page in its current scheme, each look once: (rules, containers left
-    out, violations). The marks are taken off again afterwards."""
-    rules, same_look = colour_rules(page), mark_same_looks(page)
-    found = run_axe(page, rules=rules, exclude=f"[{SAME_LOOK}]")
-    unmark_same_looks(page)
-    return rules, same_look, found
 
 
 @pytest.fixture
@@ -452,7 +459,7 @@ class PageAudit:
     csp_violations: list[str]
     foreign_requests: list[str]
     console_errors: list[str]
-    axe_rules: list[str]  # the axe rules run: "tags: …" (the WCAG 2.2 AA tags) "but: …", and rule ids
+    axe_rules: list[str]  # the axe rules run: "tags: …" (the WCAG 2.2 AA tags), or rule ids; "each look once: …"
     axe: list[str]  # serious and critical violations, with every collapsible panel open
     same_look: int  # containers the colour rules left out: each looks like ones they measured (MARK_SAME_LOOKS)
     markup: str  # a digest of every element and its attributes, less the two that name the scheme
@@ -509,10 +516,11 @@ def _audit(page, path: str, url: str) -> dict[str, PageAudit]:
     light_seen = seen()
     page.evaluate(OPEN_PANELS)
     light_markup = digest(page, MARKUP)
-    # the whole rule set once, in the light scheme: the colour rules each look once, the others everywhere …
-    colour, light_same_look, light_colour_axe = colour_audit(page)
-    light_rules = [f"tags: {' '.join(WCAG_22_AA)}", f"but: {' '.join(colour)}", *colour]
-    light_axe = run_axe(page, tags=WCAG_22_AA, but=colour) + light_colour_axe
+    colour = colour_rules(page)
+    light_same_look = measure_each_look_once(page)
+    light_rules = [f"tags: {' '.join(WCAG_22_AA)}", f"each look once: {' '.join(colour)}"]
+    light_axe = run_axe(page, tags=WCAG_22_AA)  # the whole rule set once, in the light scheme …
+    unmark_same_looks(page)
     audited = time.perf_counter()
     light = PageAudit(
         path, "light", light_scheme, policy, *light_seen, light_rules, light_axe, light_same_look, light_markup,
@@ -521,9 +529,11 @@ def _audit(page, path: str, url: str) -> dict[str, PageAudit]:
     switch_scheme(page, "dark")  # … and in the dark scheme only what colours decide, each look once
     switched = time.perf_counter()
     dark_scheme, dark_markup = page.evaluate("document.body.dataset.mdColorScheme"), digest(page, MARKUP)
-    dark_rules, same_look, dark_axe = colour_audit(page)
+    dark_same_look = measure_each_look_once(page)
+    dark_rules = [*colour, f"each look once: {' '.join(colour)}"]
+    dark_axe = run_axe(page, rules=colour)
     dark = PageAudit(
-        path, "dark", dark_scheme, policy, *seen(), dark_rules, dark_axe, same_look, dark_markup,
+        path, "dark", dark_scheme, policy, *seen(), dark_rules, dark_axe, dark_same_look, dark_markup,
         {"switch": switched - audited, "axe": time.perf_counter() - switched},
     )  # fmt: skip
     return {"light": light, "dark": dark}
