@@ -105,25 +105,35 @@ if __name__ == "__main__":
 
 
 # ---- checks: run by the tests, never shown on the page ----
-def _reduced_gradients_are_bf16_values() -> dict[str, bool]:
-    dist.init_process_group("gloo", timeout=timedelta(seconds=60))
-    mesh = init_device_mesh("cpu", (dist.get_world_size(),))
-    exact = {}
-    for reduce_dtype in (None, torch.float32):
-        torch.manual_seed(0)  # the same model on every rank
+def _reduce_scatter_dtypes(reduce_dtype: torch.dtype | None) -> list[str]:
+    """The dtype of every reduce-scatter a bf16-compute model's backward issues, on a two-rank "fake" process
+    group in this process: the collectives are called as on real ranks but move nothing (no launch needed)."""
+    from torch.testing._internal.distributed.fake_pg import FakeStore  # the fake backend's store (torch < 2.14)
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class ReduceScatters(TorchDispatchMode):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dtypes: list[str] = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.namespace == "c10d" and "reduce_scatter" in func.__name__:
+                self.dtypes += [str(t.dtype) for t in args[:2] if isinstance(t, torch.Tensor)]  # output, input
+            return func(*args, **(kwargs or {}))
+
+    dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=2)
+    try:
         policy = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=reduce_dtype)
-        model = sharded(mesh, mp_policy=policy)
-        torch.manual_seed(1 + dist.get_rank())  # different data on each rank
-        model(torch.randn(4, 8)).float().sum().backward()
-        grads = [p.grad.to_local() for p in model.parameters()]
-        exact[str(reduce_dtype)] = all(torch.equal(g, g.bfloat16().float()) for g in grads)
-    dist.destroy_process_group()
-    return exact
+        model = sharded(init_device_mesh("cpu", (2,)), mp_policy=policy)
+        loss = model(torch.randn(4, 8)).float().sum()
+        with ReduceScatters() as seen:
+            loss.backward()
+        return seen.dtypes
+    finally:
+        dist.destroy_process_group()
 
 
 def _check() -> None:
-    import dataclasses
-
     # Every rank ran the same schedule of collectives and saw the same dtypes and placements.
     assert reports[0] == reports[1]
     default, always, never, no_sync, dtypes, seeds, hsdp = reports[0]
@@ -140,16 +150,14 @@ def _check() -> None:
     assert hsdp == "HSDP weight placements: (Replicate(), Shard(dim=0))"
 
     # The policy's defaults: no casting at all, and reduce_dtype=None, which reduces in param_dtype. With
-    # param_dtype=bf16 alone the reduce-scatter runs in bf16 (every reduced gradient is a bf16 value);
-    # only reduce_dtype=torch.float32 reduces in fp32. "A bf16 policy reduces in fp32" fails here.
+    # param_dtype=bf16 alone each of the three reduce-scatters takes and returns bf16 tensors (the sum across
+    # ranks is done in bf16); only reduce_dtype=torch.float32 reduces in fp32. "A bf16 policy reduces in
+    # fp32" fails here.
     policy = MixedPrecisionPolicy()
     assert (policy.param_dtype, policy.reduce_dtype, policy.output_dtype) == (None, None, None)
     assert policy.cast_forward_inputs is True
-    # a second launch, for this check only: its ranks fork from one server that imported this file once
-    # (the demo's launch spawns, as torchrun does); two torch imports fewer
-    forked = dataclasses.replace(config, start_method="forkserver")
-    exact = elastic_launch(forked, _reduced_gradients_are_bf16_values)()
-    assert exact[0] == exact[1] == {"None": True, "torch.float32": False}
+    assert _reduce_scatter_dtypes(None) == ["torch.bfloat16"] * 6
+    assert _reduce_scatter_dtypes(torch.float32) == ["torch.float32"] * 6
 
 
 if __name__ == "__main__":
