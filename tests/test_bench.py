@@ -47,3 +47,21 @@ def test_a_pass_names_the_snippets_that_started_an_interpreter(tmp_path, monkeyp
     real = bench.subprocess.Popen
     assert bench.snippet_times()["interpreters"] == ["child.py"]
     assert bench.subprocess.Popen is real  # put back
+
+
+SUITE_XML = """<testsuites><testsuite>
+<testcase file="tests/browser/test_site.py" name="a" time="5.0">
+  <properties><property name="browser: axe colour rules (dark)" value="2.5"/></properties></testcase>
+<testcase file="tests/browser/test_site.py" name="b" time="1.0"/>
+<testcase file="tests/test_snippets.py" name="c" time="3.0"/>
+</testsuite></testsuites>"""
+
+
+def test_the_suite_split_counts_each_test_once_and_says_where_the_audits_are(capsys) -> None:
+    run = bench.read_junit(SUITE_XML, wall=7.0)
+    assert run.by_file == {"tests/browser/test_site.py": (2, 6.0), "tests/test_snippets.py": (1, 3.0)}
+    assert run.browser_kinds == {"axe colour rules (dark)": (1, 2.5)}
+    bench.print_suite(run)
+    printed = capsys.readouterr().out
+    assert "6.0 s     2   tests/browser/test_site.py (with its share of the loads and axe runs above)" in printed
+    assert "inside these files' figures: 2.5 s" in printed

@@ -253,6 +253,10 @@ def read_junit(xml: str, wall: float, returncode: int = 0) -> SuiteRun:
     )
 
 
+# A page's audit (both schemes) is charged to the first test that asks for it, in one of these files.
+AUDITING_FILES = ("test_accessibility.py", "test_csp.py", "test_site.py")
+
+
 def print_suite(run: SuiteRun) -> None:
     total = sum(seconds for _, seconds in run.by_file.values())
     verdict = "passed" if run.returncode == 0 else f"FAILED (pytest exited {run.returncode})"
@@ -269,11 +273,7 @@ def print_suite(run: SuiteRun) -> None:
         print(f"  {seconds:8.1f} s  {count:4d}x  {kind}")
     audited = sum(seconds for _, seconds in run.browser_kinds.values())
     for file, (count, seconds) in sorted(browser.items(), key=lambda item: -item[1][1]):
-        shared = (
-            " (less the page loads and axe above)"
-            if file.endswith(("test_accessibility.py", "test_csp.py", "test_site.py"))
-            else ""
-        )
+        shared = " (with its share of the loads and axe runs above)" if file.endswith(AUDITING_FILES) else ""
         print(f"  {seconds:8.1f} s  {count:4d}   {file}{shared}")
     print(f"  (the per-page loads and axe runs above are inside these files' figures: {audited:.1f} s)")
 
