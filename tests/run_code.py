@@ -53,6 +53,27 @@ def exec_in_process(code, namespace: dict) -> str:
     return printed.getvalue()
 
 
+def run_launching_ranks(path: Path) -> str:
+    """Run a snippet that launches ranks (`*_dist.py`) here, as `__main__`, its ranks forked from the
+    rank server (tests/rank_server.py); fail if a launch hangs."""
+    from tests.rank_server import Hung, ranks_from_the_server
+
+    try:
+        with ranks_from_the_server(timeout_s=DIST_TIMEOUT_S):
+            return run_in_process(path)
+    except Hung as error:
+        raise AssertionError(f"{path}: {error} (a hung process group?)") from error
+
+
+def run_snippet(path: Path) -> str:
+    """Run a snippet file the way its kind needs (tests/snippet_files.py) and return what it printed."""
+    from tests.snippet_files import launches_ranks, starts_processes
+
+    if launches_ranks(path):
+        return run_launching_ranks(path)
+    return run_in_subprocess(path) if starts_processes(path) else run_in_process(path)
+
+
 def run_in_subprocess(path: Path, traced: bool = True) -> str:
     """Run a snippet that starts its own processes; fail on a non-zero exit or a hang. Its processes
     trace themselves under `--cov` (their snippet lines count), unless `traced` is False: a page

@@ -3,8 +3,10 @@
 The filename declares the hardware:
 
 - `*_cuda.py`       needs a CUDA GPU: runs only on the GPU lane (`make test-gpu`).
-- `*_dist.py`       starts its own processes (gloo on CPU, NCCL on GPU): run as a subprocess, with a timeout.
-- `*_dist_cuda.py`  both: the GPU lane runs it as a subprocess, with the same timeout.
+- `*_dist.py`       starts a process group (gloo on CPU, NCCL on GPU), its ranks with `elastic_launch`: runs
+                    in the test's process like the others, its ranks forked from a server that has
+                    torch imported (tests/rank_server.py), with a timeout.
+- `*_dist_cuda.py`  both: the GPU lane runs it the same way.
 - anything else is device-agnostic and runs in-process on both lanes, unless it declares
   `# runs in its own process: <why>` (hooks/run_modes.py): then it runs as a script in a fresh process,
   like a `*_dist.py` file (e.g. TRITON_INTERPRET=1 must be set before anything imports triton).
@@ -52,9 +54,14 @@ def needs_gpu(path: Path) -> bool:
     return path.stem.endswith("_cuda")
 
 
+def launches_ranks(path: Path) -> bool:
+    """A `*_dist.py` (or `*_dist_cuda.py`) snippet: it starts a process group, its ranks with `elastic_launch`."""
+    return path.stem.endswith(("_dist", "_dist_cuda"))
+
+
 def starts_processes(path: Path) -> bool:
     """Runs in its own process: it starts processes (`*_dist.py`), or it declares that it must."""
-    if path.stem.endswith(("_dist", "_dist_cuda")):
+    if launches_ranks(path):
         return True
     from run_modes import declares_own_process  # hooks/ is on the path under pytest, not for tests/tools
 

@@ -158,11 +158,12 @@ def test_the_gpu_lane_refuses_to_start_without_a_gpu() -> None:
     assert "GPU lane: no CUDA device is visible" in done.stdout + done.stderr
 
 
-def test_a_multi_process_snippet_runs_in_its_own_process_and_hangs_fail(tmp_path: Path, monkeypatch) -> None:
-    ok = tmp_path / "ok_dist.py"
+def test_a_snippet_run_as_a_script_runs_in_its_own_process_and_hangs_fail(tmp_path: Path, monkeypatch) -> None:
+    """How a snippet that declares it needs its own process runs (a multi-process one: test_rank_server.py)."""
+    ok = tmp_path / "ok.py"
     ok.write_text("import os\nprint(os.getpid())\n")
     assert int(run_in_subprocess(ok)) != os.getpid()
-    hang = tmp_path / "hang_dist.py"
+    hang = tmp_path / "hang.py"
     hang.write_text("import time\ntime.sleep(60)\n")
     monkeypatch.setattr("tests.run_code.DIST_TIMEOUT_S", 1)
     with pytest.raises(AssertionError, match="still running after 1 s"):

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from tests.expected_output import check_output
-from tests.run_code import run_in_process, run_in_subprocess
-from tests.snippet_files import all_snippets, repo_relative, skip_reason, starts_processes
+from tests.run_code import run_snippet
+from tests.snippet_files import all_snippets, repo_relative, skip_reason
 
 
 @pytest.mark.parametrize("path", all_snippets(), ids=repo_relative)
 def test_snippet(path: Path, lane: str) -> None:
     if reason := skip_reason(path, lane):
         pytest.skip(reason)
-    printed = run_in_subprocess(path) if starts_processes(path) else run_in_process(path)
+    printed = run_snippet(path)
     check_output(path.read_text(encoding="utf-8"), printed, where=repo_relative(path))

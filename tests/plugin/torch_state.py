@@ -2,8 +2,9 @@
 
 Snippets run in one process (an `import torch` costs seconds), so whatever one of them changes —
 RNG streams, the default dtype or device, grad mode, deterministic mode, print options, the working
-directory, the exception hook (`init_process_group` wraps it in a "[rank0]:" prefixer each time), modules
-imported from snippets/ — is put back before the next one runs.
+directory, the exception hook (`init_process_group` wraps it in a "[rank0]:" prefixer each time), a
+default process group a failed snippet left initialised, modules imported from snippets/ — is put back
+before the next one runs.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ def fresh_torch_state(seed: int = SEED) -> Iterator[None]:
         torch._tensor_str.PRINT_OPTS.__dict__.update(printopts)
         if "torch._dynamo" in sys.modules:
             torch._dynamo.reset()  # compiled graphs and recompile counters belong to one snippet
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            torch.distributed.destroy_process_group()  # left by a snippet that failed before destroying it
 
         cwd, argv, environ, modules, excepthook = saved_process
         sys.excepthook = excepthook

@@ -103,7 +103,7 @@ def snippet_times() -> dict:
     a Python interpreter (a page that shows a fresh process reading its environment pays a torch import)."""
     from tests.plugin.offline_weights import write_checkpoint
     from tests.plugin.torch_state import fresh_torch_state
-    from tests.run_code import run_in_process, run_in_subprocess
+    from tests.run_code import run_snippet
 
     importlib.import_module("torchvision")  # imported once per run, as in the suite: the floor's, not a snippet's
 
@@ -117,7 +117,7 @@ def snippet_times() -> dict:
             cached, count = files_in(caches), len(started)
             with fresh_torch_state():
                 begun = time.perf_counter()
-                (run_in_subprocess if starts_processes(path) else run_in_process)(path)
+                run_snippet(path)
                 times[repo_relative(path)] = time.perf_counter() - begun
             if files_in(caches) > cached:
                 compiled.append(repo_relative(path))
