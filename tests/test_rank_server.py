@@ -47,8 +47,8 @@ def main():
 launch(main)
 """
 HANGING_RANKS = """
-def main():
-    open(os.path.join(os.environ["PIDS"], str(os.getpid())), "w").close()
+def main():  # each rank leaves its pid beside the snippet (an environment variable would restart the server)
+    open(os.path.join(os.path.dirname(__file__), "pids", str(os.getpid())), "w").close()
     time.sleep(60)
 
 if __name__ == "__main__":
@@ -88,7 +88,6 @@ def test_a_launch_that_spawn_would_refuse_still_fails(tmp_path: Path) -> None:
 def test_a_hung_launch_fails_its_test_and_its_ranks_are_stopped(tmp_path: Path, monkeypatch) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()
-    monkeypatch.setenv("PIDS", str(pids))
     alarm = signal.getsignal(signal.SIGALRM)
     monkeypatch.setattr("tests.run_code.DIST_TIMEOUT_S", 8)  # the ranks start well before
     with pytest.raises(AssertionError, match="still running after 8 s"):
