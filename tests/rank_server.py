@@ -24,12 +24,14 @@ added to a failure.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import dataclasses
 import gc
 import multiprocessing
 import multiprocessing.forkserver
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -73,6 +75,7 @@ def running_server() -> _Server:
     global _server
     if _server is None:
         folder = Path(tempfile.mkdtemp(prefix="rank-server-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)  # with this process (the server's open files too)
         _server = _Server(folder / "stdout", folder / "stderr")
         _server.stdout.touch()
         _server.stderr.touch()
