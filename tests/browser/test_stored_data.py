@@ -12,13 +12,17 @@ import json
 
 import pytest
 
+from tests.browser.conftest import SAME_ORIGIN_DOCUMENT
+
 STORE = "vpip.progress.v1"
 PAGE = "tensors/anatomy/"
 
 
 def plant(page, items: dict[str, str]) -> None:
-    """Put `items` in the site's localStorage, then load PAGE afresh, as a returning reader would."""
-    page.goto("tags/")
+    """Put `items` in the site's localStorage, then load PAGE afresh, as a returning reader would. They
+    are put there from a document of the site without scripts (a page would build the search index
+    first, in a test that searches, and its scripts could write the store before the test does)."""
+    page.goto(SAME_ORIGIN_DOCUMENT)
     page.evaluate("(items) => Object.entries(items).forEach(([k, v]) => localStorage.setItem(k, v))", items)
     page.goto(PAGE)
     page.locator(".progress-toggle--question").first.wait_for()
