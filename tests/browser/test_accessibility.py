@@ -18,6 +18,8 @@ use, and the progress marks, are audited in test_drills.py.
 from __future__ import annotations
 
 import pytest
+from code_captions import badge, page_status
+from verification_reports import Run
 
 from tests.browser.conftest import (
     MARKUP,
@@ -151,6 +153,30 @@ def test_the_search_dialog_with_results_meets_wcag_22_aa(page, media: str) -> No
         assert run_axe(page, ".md-search", tags=WCAG_22_AA) == []
     else:
         assert run_axe(page, ".md-search", rules=colour_rules(page)) == []
+
+
+
+# The "verified" badges show only in a build given test reports (hooks/code_captions.py), as the
+# published site is and the test build is not: here the badges of a CPU and a GPU run replace a page's
+# "not verified in this build" captions and its status line, as the hook writes them.
+PUBLISHED = [Run("cpu", "2.14.1", "", "2026-12-03"), Run("gpu", "2.11.0", "NVIDIA H200", "2026-12-03")]
+AS_PUBLISHED = """([badges, status]) => {
+    document.querySelectorAll(".verified--none").forEach((span) => { span.outerHTML = badges; });
+    document.querySelector(".verification-status").outerHTML = status;
+}"""
+
+
+@pytest.mark.parametrize("media", SCHEMES)
+def test_the_verified_badges_of_a_published_build_meet_the_colour_rules(page, media: str) -> None:
+    page.emulate_media(color_scheme=media)
+    page.goto(CODE_PAGE)
+    badges = " ".join(badge(run) for run in PUBLISHED)
+    page.evaluate(AS_PUBLISHED, [badges, page_status({run: 3 for run in PUBLISHED}, 12)])
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("document.body.dataset.mdColorScheme") == SCHEMES[media]
+    blocks = page.locator(".snippet-source").count()
+    assert page.locator(".verified--cpu").count() == page.locator(".verified--gpu").count() == blocks + 1
+    assert run_axe(page, rules=colour_rules(page)) == []
 
 
 # ---- the colour rules measure each look once, and still see every look -------------------------------
