@@ -155,7 +155,6 @@ def test_the_search_dialog_with_results_meets_wcag_22_aa(page, media: str) -> No
         assert run_axe(page, ".md-search", rules=colour_rules(page)) == []
 
 
-
 # The "verified" badges show only in a build given test reports (hooks/code_captions.py), as the
 # published site is and the test build is not: here the badges of a CPU and a GPU run replace a page's
 # "not verified in this build" captions and its status line, as the hook writes them.
