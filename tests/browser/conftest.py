@@ -349,20 +349,26 @@ def run_axe(
 
 
 # ---- the colour rules measure each look once -------------------------------------------------------
-# A colour rule's result for an element follows from its look: its colour, font (size, weight, style),
-# text shadow and decoration, and every background, opacity, filter and blend mode behind it. Code blocks
-# and navigation items repeat a handful of looks on every page (a few dozen highlighted token styles, two
-# or three link styles), so most of what the dark pass measured was the same pair of colours again.
-# Before the colour rules run, a container of one of these families whose every element (itself
-# included) has a look already met on the page is marked, with everything in it, and the colour rules'
-# own selectors are narrowed to unmarked elements (`measure_each_look_once`). A block with one new look
-# (a highlighted line, a token style seen nowhere before, a link inside code) is measured whole. Both
-# passes do this, each with its scheme's colours; in the light pass's one axe run every other rule
-# still checks every element, where sameness of colours says nothing about, say, focusability (a
-# separate run for the colour rules built axe's layout grid a second time: slower than one run).
+# A colour rule's result for a piece of text follows from its look: its colour, font (size, weight,
+# style), text shadow and decoration, what its pseudo-elements paint, and every background, opacity,
+# filter and blend mode behind it. A page repeats a few dozen looks hundreds of times (highlighted token
+# styles in every code block and spot-the-bug drill, link styles down the navigation, paragraphs, list
+# items and inline code in the text), so most of what the colour rules measured was the same pair of
+# colours again. Before they run, every element with text of its own in one of these families is marked
+# when an element of the same look, shown to the reader, came before it; the colour rules' own selectors
+# are then narrowed to unmarked elements (`measure_each_look_once`). Shown means visible, larger than a
+# pixel and not cut off by a clipping or scrolling ancestor: a look first met hidden, off to the side
+# of a scrolled block or in screen-reader-only text is measured where it is shown. A link in the
+# page's text is never marked: link-in-text-block compares it with the text around it, which its look
+# does not hold. The header, tabs, footer and search dialog are measured whole. Both passes do this,
+# each with its scheme's colours; in the light pass's one axe run every other rule still checks every
+# element, where sameness of colours says nothing about, say, focusability (a separate run for the
+# colour rules built axe's layout grid a second time: slower than one run).
 SAME_LOOK = "data-axe-same-look"
-REPEATING_FAMILIES = ["pre > code", ".md-nav__item"]  # code blocks; navigation (site and table of contents)
-MARK_SAME_LOOKS = """([families, marker]) => {
+# code blocks; spot-the-bug drills' lines; navigation (site and table of contents); the page's text
+REPEATING_FAMILIES = ["pre > code", ".drill-spot__line", ".md-nav__item", ".md-content__inner"]
+ALWAYS_MEASURED = ".md-content__inner a[href]:not(pre a)"  # links in the page's text
+MARK_SAME_LOOKS = """([families, alwaysMeasured, marker]) => {
     const backdrops = new Map();
     const backdrop = (element) => {  // what is painted behind an element, up to the root
         if (!element) return "";
@@ -375,20 +381,44 @@ MARK_SAME_LOOKS = """([families, marker]) => {
     };
     const look = (element) => {
         const s = getComputedStyle(element);
+        const [before, after] = ["::before", "::after"].map((pseudo) => getComputedStyle(element, pseudo));
         return [element.tagName, s.color, s.fontSize, s.fontWeight, s.fontStyle, s.textShadow,
-            s.textDecorationLine, backdrop(element)].join("|");
+            s.textDecorationLine, s.position, s.clip, s.clipPath, getComputedStyle(element.parentElement).color,
+            before.content, before.backgroundColor, after.content, after.backgroundColor,
+            backdrop(element)].join("|");
     };
-    const seen = new Set();
+    const ownText = (element) =>
+        [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.data.trim());
+    const shown = (element) => {  // visible, larger than a pixel, inside every box that clips it
+        if (!element.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
+        const box = element.getBoundingClientRect();
+        if (box.width <= 1 || box.height <= 1) return false;
+        // the page itself scrolls to any of its text: its root and body are not boxes that cut text off
+        for (let outer = element.parentElement; outer !== document.body; outer = outer.parentElement) {
+            const s = getComputedStyle(outer);
+            if (s.overflowX === "visible" && s.overflowY === "visible") continue;
+            const frame = outer.getBoundingClientRect();
+            if (box.left < frame.left - 0.5 || box.right > frame.right + 0.5
+                || box.top < frame.top - 0.5 || box.bottom > frame.bottom + 0.5) return false;
+        }
+        return true;
+    };
+    const measured = new Set();  // looks shown on an element the colour rules will measure
+    const visited = new Set();
     let marked = 0;
     for (const family of families) {
         for (const container of document.querySelectorAll(family)) {
-            if (container.closest(`[${marker}]`) || !container.checkVisibility()) continue;
-            const looks = [container, ...container.querySelectorAll("*")].map(look);
-            if (looks.every((each) => seen.has(each))) {
-                [container, ...container.querySelectorAll("*")].forEach((e) => e.setAttribute(marker, ""));
-                marked += 1;
-            } else {
-                looks.forEach((each) => seen.add(each));
+            for (const element of [container, ...container.querySelectorAll("*")]) {
+                if (visited.has(element)) continue;
+                visited.add(element);
+                if (!ownText(element) || element.matches(alwaysMeasured)) continue;
+                const each = look(element);
+                if (measured.has(each)) {
+                    element.setAttribute(marker, "");
+                    marked += 1;
+                } else if (shown(element)) {
+                    measured.add(each);
+                }
             }
         }
     }
@@ -410,14 +440,14 @@ NARROW_COLOUR_RULES = """([rules, marker]) => {
 
 
 def mark_same_looks(page) -> int:
-    """Mark each repeating container whose every look the page has already shown, and everything in it
-    (see above); how many containers."""
-    return page.evaluate(MARK_SAME_LOOKS, [REPEATING_FAMILIES, SAME_LOOK])
+    """Mark each element of the repeating families whose look the page has already shown (see above); how
+    many elements."""
+    return page.evaluate(MARK_SAME_LOOKS, [REPEATING_FAMILIES, ALWAYS_MEASURED, SAME_LOOK])
 
 
 def measure_each_look_once(page) -> int:
     """`mark_same_looks`, and axe's colour rules narrowed to the unmarked elements for the page's next
-    runs (every other rule still checks every element); how many containers were marked."""
+    runs (every other rule still checks every element); how many elements were marked."""
     marked = mark_same_looks(page)
     page.evaluate(NARROW_COLOUR_RULES, [colour_rules(page), SAME_LOOK])
     return marked
@@ -461,7 +491,7 @@ class PageAudit:
     console_errors: list[str]
     axe_rules: list[str]  # the axe rules run: "tags: …" (the WCAG 2.2 AA tags), or rule ids; "each look once: …"
     axe: list[str]  # serious and critical violations, with every collapsible panel open
-    same_look: int  # containers the colour rules left out: each looks like ones they measured (MARK_SAME_LOOKS)
+    same_look: int  # elements the colour rules left out: each looks like one they measured (MARK_SAME_LOOKS)
     markup: str  # a digest of every element and its attributes, less the two that name the scheme
     seconds: dict[str, float]  # light: "load" (goto until the network is idle); dark: "switch"; both: "axe"
 

@@ -10,8 +10,9 @@ all that differs: both schemes render the same markup (checked below for every p
 scheme's CSS changes only colours. The audits load every page in one tab, with Material's search worker
 a stand-in (conftest.py, `QUIET_SEARCH`). That a page loaded that way paints what a new tab loading it
 with the real worker paints, in light and, once switched, in dark, is checked on one page of each kind.
-In each scheme the colour rules measure each look of the code blocks and the navigation once
-(conftest.py, `MARK_SAME_LOOKS`), which the tests at the end prove in both. The drills before and after
+In each scheme the colour rules measure each look of the code blocks, the spot-the-bug drills, the
+navigation and the page's text once, where it is first shown (conftest.py, `MARK_SAME_LOOKS`), which the
+tests at the end prove. The drills before and after
 use, and the progress marks, are audited in test_drills.py.
 """
 
@@ -22,6 +23,7 @@ from code_captions import badge, page_status
 from verification_reports import Run
 
 from tests.browser.conftest import (
+    ALWAYS_MEASURED,
     MARKUP,
     NARROW_COLOUR_RULES,
     OPEN_PANELS,
@@ -179,14 +181,17 @@ def test_the_verified_badges_of_a_published_build_meet_the_colour_rules(page, me
 
 
 # ---- the colour rules measure each look once, and still see every look -------------------------------
-CODE_PAGE = "tensors/anatomy/"  # many code blocks, so most repeat looks measured above them
-# A token colour 40 levels off its block's background: about 1.5:1 (axe reports an exact 1:1 as "needs
-# review", not as a violation, so the clash must not be the background's own colour).
+CODE_PAGE = "training/loop/"  # code blocks, a spot-the-bug drill, text with links: most looks repeat
+# A colour 40 levels off what is painted behind the element: about 1.5:1 (axe reports an exact 1:1 as
+# "needs review", not as a violation, so the clash must not be the background's own colour).
 CLASHING = """(element) => {
-    const [r, g, b] = getComputedStyle(element.closest("pre > code")).backgroundColor.match(/\\d+/g).map(Number);
+    let under = element;
+    while (under && getComputedStyle(under).backgroundColor === "rgba(0, 0, 0, 0)") under = under.parentElement;
+    const [r, g, b] = under ? getComputedStyle(under).backgroundColor.match(/\\d+/g).map(Number) : [255, 255, 255];
     const shift = r + g + b > 384 ? -40 : 40;
     element.style.color = `rgb(${r + shift}, ${g + shift}, ${b + shift})`;
 }"""
+FAMILIES = {"code": "pre > code", "drill": ".drill-spot__line", "navigation": ".md-nav__item", "text": "article p"}
 
 
 def page_with_panels_open(page, media: str):
@@ -197,40 +202,114 @@ def page_with_panels_open(page, media: str):
     return page
 
 
+def marked_in(page, selector: str) -> int:
+    return page.locator(f":is({selector}) [{SAME_LOOK}], :is({selector})[{SAME_LOOK}]").count()
+
+
 @pytest.mark.parametrize("media", SCHEMES)
-def test_the_colour_rules_leave_out_code_blocks_and_links_that_repeat_looks_they_measured(page, media) -> None:
+def test_the_colour_rules_leave_out_text_that_repeats_a_look_they_measured(page, media) -> None:
     page = page_with_panels_open(page, media)
     assert run_axe(page, rules=colour_rules(page)) == []
     marked = measure_each_look_once(page)
-    blocks = page.locator("pre > code").count()
-    assert 0 < page.locator(f"pre > code[{SAME_LOOK}]").count() < blocks
-    assert page.locator(f".md-nav__item[{SAME_LOOK}]").count() > 0
-    assert marked == page.locator(f"[{SAME_LOOK}]:not([{SAME_LOOK}] *)").count()  # the containers
-    inside = f"pre > code[{SAME_LOOK}] *"
-    assert page.locator(inside).count() == page.locator(f"{inside}[{SAME_LOOK}]").count() > 0
+    assert marked == page.locator(f"[{SAME_LOOK}]").count()
+    assert {family: marked_in(page, selector) > 0 for family, selector in FAMILIES.items()} == dict.fromkeys(
+        FAMILIES, True
+    )
+    assert 0 < page.locator(f"pre > code [{SAME_LOOK}]").count() < page.locator("pre > code *").count()
+    own_text = "(e) => [...e.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.data.trim())"
+    assert all(page.locator(f"[{SAME_LOOK}]").evaluate_all(f"(marked) => marked.map({own_text})"))
+    assert page.locator(ALWAYS_MEASURED).count() > page.locator(f"{ALWAYS_MEASURED}[{SAME_LOOK}]").count() == 0
+    assert marked_in(page, ".md-header, .md-tabs, .md-footer, .md-search") == 0  # measured whole
     unmark_same_looks(page)
     assert page.locator(f"[{SAME_LOOK}]").count() == 0  # as the light audit leaves it for the dark one
 
 
 @pytest.mark.parametrize("media", SCHEMES)
 def test_one_token_with_a_new_look_in_the_last_code_block_is_measured(page, media) -> None:
-    """The block's every other token repeats a look measured above it: the one new look keeps it in."""
+    """The block's every other token repeats a look measured above it: the one new look is measured."""
     page = page_with_panels_open(page, media)
-    last = page.locator("pre > code").last
-    last.locator("span").last.evaluate(CLASHING)
-    measure_each_look_once(page)
-    assert last.get_attribute(SAME_LOOK) is None
-    found = run_axe(page, rules=colour_rules(page))
-    assert [line for line in found if line.startswith("color-contrast")], found
-
-
-@pytest.mark.parametrize("media", SCHEMES)
-def test_a_clash_repeated_in_every_code_block_is_found_in_the_first(page, media) -> None:
-    page = page_with_panels_open(page, media)
-    page.locator("pre > code span").evaluate_all(f"(spans) => spans.forEach({CLASHING})")
+    token = page.locator("pre > code").last.locator("span").last
+    token.evaluate(CLASHING)
     assert measure_each_look_once(page) > 0
+    assert token.get_attribute(SAME_LOOK) is None
     found = run_axe(page, rules=colour_rules(page))
     assert [line for line in found if line.startswith("color-contrast")], found
+
+
+@pytest.mark.parametrize("family", ["pre > code span", "article p"])
+@pytest.mark.parametrize("media", SCHEMES)
+def test_a_clash_repeated_in_a_whole_family_is_found_in_the_first(page, media, family: str) -> None:
+    page = page_with_panels_open(page, media)
+    page.locator(family).evaluate_all(f"(elements) => elements.forEach({CLASHING})")
+    assert marked_in(page, family) == 0 < measure_each_look_once(page)
+    assert marked_in(page, family) > 0
+    found = run_axe(page, rules=colour_rules(page))
+    assert [line for line in found if line.startswith("color-contrast")], found
+
+
+# The same faint look twice in the page's text: first where the reader cannot see it, then shown.
+UNSEEN = {
+    "hidden": "(span) => { span.hidden = true; }",
+    "a pixel, clipped": """(span) => {
+        Object.assign(span.style, { display: "inline-block", width: "1px", height: "1px", overflow: "hidden" });
+    }""",
+    "cut off by its box": """(span) => {
+        Object.assign(span.parentElement.style, { width: "3em", overflow: "hidden", whiteSpace: "nowrap" });
+        span.before("words before it ".repeat(4));
+    }""",
+}
+
+
+def same_look_twice(hide: str) -> str:
+    return f"""() => {{
+        const article = document.querySelector("article");
+        const plant = (where, id) => {{
+            const span = Object.assign(document.createElement("span"), {{ id, textContent: "faint words" }});
+            const paragraph = document.createElement("p");
+            paragraph.append(span);
+            where(paragraph);
+            ({CLASHING})(span);
+            return span;
+        }};
+        ({hide})(plant((paragraph) => article.prepend(paragraph), "unseen"));
+        plant((paragraph) => article.append(paragraph), "shown");
+    }}"""
+
+
+@pytest.mark.parametrize("how", UNSEEN)
+def test_a_look_first_met_where_the_reader_cannot_see_it_is_measured_where_it_is_shown(page, how: str) -> None:
+    page = page_with_panels_open(page, "light")
+    page.evaluate(same_look_twice(UNSEEN[how]))
+    measure_each_look_once(page)
+    assert page.locator("#shown").get_attribute(SAME_LOOK) is None
+    found = run_axe(page, rules=colour_rules(page))
+    assert [line for line in found if line.startswith("color-contrast") and "#shown" in line], found
+
+
+# A link alone in its block, then one of the same look inside a sentence, both grey (7.5:1 on the light
+# page, 2:1 against its near-black text) and not underlined: only the second is in a block of text, where
+# link-in-text-block fails it (a link coloured exactly as its text axe takes for text, not a link).
+LINK_TWICE = """() => {
+    const article = document.querySelector("article");
+    const alone = Object.assign(document.createElement("div"), { innerHTML: '<a href="#alone">a link</a>' });
+    const sentence = Object.assign(document.createElement("p"), {
+        innerHTML: 'Words around <a id="in-text" href="#in-text">a link</a> in a sentence of words.',
+    });
+    article.prepend(alone);
+    article.append(sentence);
+    for (const link of article.querySelectorAll("#in-text, [href='#alone']")) {
+        Object.assign(link.style, { color: "rgb(85, 85, 85)", textDecoration: "none" });
+    }
+}"""
+
+
+def test_a_link_in_the_text_is_measured_even_where_its_look_repeats(page) -> None:
+    page = page_with_panels_open(page, "light")
+    page.evaluate(LINK_TWICE)
+    measure_each_look_once(page)
+    assert page.locator("#in-text").get_attribute(SAME_LOOK) is None
+    found = run_axe(page, rules=colour_rules(page))
+    assert [line for line in found if line.startswith("link-in-text-block") and "#in-text" in line], found
 
 
 # What the light audit's one run must keep: in a code block marked as repeating looks, a faint token
