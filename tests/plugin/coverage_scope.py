@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import pytest
 
+import tests.late_coverage.coverage_origin  # noqa: F401  (coverage's traced child processes start 0.1 s sooner)
+
 TRACED = ("tests/test_snippets.py::",)  # node id prefixes of the tests that run snippet files
 
 
